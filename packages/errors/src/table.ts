@@ -1,0 +1,73 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+/**
+ * The ONE table of error codes a client can see. Every service throws AppError with one of these codes;
+ * the gRPC layer carries the code across hops and the gateway renders it as RFC 9457 problem+json.
+ * Codes are stable API: add new ones, never rename.
+ */
+export const errorTable = {
+  // 400: bad input. The spec's codes first, then the ones we designed for its "not shown" outcomes.
+  missing_front_image: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Front image missing' },
+  missing_back_image: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Back image missing' },
+  invalid_image_url: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Invalid image URL' },
+  invalid_modules: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Invalid modules' },
+  deep_unsupported: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Deep scans are not available through this API' },
+  image_too_large: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Image too large' },
+  invalid_image: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Invalid image' },
+  invalid_idempotency_key: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Invalid Idempotency-Key' },
+  missing_idempotency_key: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Idempotency-Key required' },
+  invalid_body: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Invalid request body' },
+  invalid_pack: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Invalid credit pack' },
+  invalid_plan: { httpStatus: 400, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Invalid plan' },
+  contact_email_required: { httpStatus: 400, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'Contact email required' },
+  // 401 / 402 / 403
+  invalid_api_key: { httpStatus: 401, grpcStatus: GrpcStatus.UNAUTHENTICATED, title: 'Invalid API key' },
+  insufficient_credits: { httpStatus: 402, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'Insufficient credits' },
+  spt_payment_incomplete: { httpStatus: 402, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'Payment not completed' },
+  subscription_required: { httpStatus: 402, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'Subscription required' },
+  grading_allowance_exhausted: { httpStatus: 402, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Monthly grading allowance exhausted' },
+  subscription_grading_only: { httpStatus: 403, grpcStatus: GrpcStatus.PERMISSION_DENIED, title: 'Subscription covers grading only' },
+  // 404 / 405
+  not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Not found' },
+  scan_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Scan not found' },
+  grade_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Grade not found' },
+  subscription_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'No renewable subscription' },
+  method_not_allowed: { httpStatus: 405, grpcStatus: GrpcStatus.UNIMPLEMENTED, title: 'Method not allowed' },
+  // 409
+  idempotency_conflict: { httpStatus: 409, grpcStatus: GrpcStatus.ABORTED, title: 'Idempotency key belongs to a refunded request' },
+  idempotency_key_reused: { httpStatus: 409, grpcStatus: GrpcStatus.ALREADY_EXISTS, title: 'Idempotency key reused with a different request' },
+  subscription_exists: { httpStatus: 409, grpcStatus: GrpcStatus.ALREADY_EXISTS, title: 'Subscription already exists' },
+  checkout_pending: { httpStatus: 409, grpcStatus: GrpcStatus.ALREADY_EXISTS, title: 'A checkout is already pending' },
+  plan_change_conflict: { httpStatus: 409, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'Conflicting plan change' },
+  grade_refunded: { httpStatus: 409, grpcStatus: GrpcStatus.ABORTED, title: 'Grade was refunded; use a new Idempotency-Key' },
+  // 413 / 415
+  body_too_large: { httpStatus: 413, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Request body too large' },
+  unsupported_media_type: { httpStatus: 415, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Unsupported media type' },
+  // 429
+  rate_limited: { httpStatus: 429, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Rate limit exceeded' },
+  grade_in_flight: { httpStatus: 429, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'A grade is already in flight' },
+  // 5xx
+  internal_error: { httpStatus: 500, grpcStatus: GrpcStatus.INTERNAL, title: 'Internal server error' },
+  pricing_unavailable: { httpStatus: 500, grpcStatus: GrpcStatus.INTERNAL, title: 'Pricing unavailable' },
+  enqueue_failed: { httpStatus: 500, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Scan could not be queued' },
+  spt_not_enabled: { httpStatus: 501, grpcStatus: GrpcStatus.UNIMPLEMENTED, title: 'Shared payment token rail not enabled' },
+  stripe_error: { httpStatus: 502, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Payment provider error' },
+  spt_stripe_error: { httpStatus: 502, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Payment provider error' },
+  billing_unavailable: { httpStatus: 503, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Billing unavailable' },
+  grader_unavailable: { httpStatus: 503, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Grader unavailable' },
+  grader_busy: { httpStatus: 503, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Grader busy' },
+  service_unavailable: { httpStatus: 503, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Service unavailable' },
+} as const satisfies Record<string, { httpStatus: number; grpcStatus: GrpcStatus; title: string }>;
+
+export type ErrorCode = keyof typeof errorTable;
+export type ErrorEntry = (typeof errorTable)[ErrorCode];
+
+export const errorCodes = Object.keys(errorTable) as ErrorCode[];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorTable, value);
+}
+
+export function lookupError(code: ErrorCode): ErrorEntry {
+  return errorTable[code];
+}
