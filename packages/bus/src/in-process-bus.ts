@@ -1,0 +1,194 @@
+// The embedded-mode bus: Kafka's delivery model, in memory. Each topic is split into partitions by
+// key hash; every consumer group keeps one cursor per partition and drains each partition with a
+// single worker, so per-key order holds, groups are independent, and a message is only "committed"
+// (the cursor moves past it) once the handler succeeded or the message was dead-lettered. Nothing
+// survives the process, which is what the outbox (rows stay until published) is for.
+import { createHash } from 'node:crypto';
+import { deadLetterHeaders, deliverWithRetry, DeliveryAborted, publishTraced, retryPolicy, sleep, type PreparedMessage } from './delivery';
+import {
+  deadLetterTopic,
+  silentLogger,
+  type Bus,
+  type BusLogger,
+  type OutgoingMessage,
+  type RetryPolicy,
+  type SubscribeOptions,
+  type Subscription,
+} from './types';
+
+export interface InProcessBusOptions {
+  logger?: BusLogger;
+  /** Topics created by start(), like KafkaBus. */
+  topics?: string[];
+  partitions?: number;
+  /**
+   * Consumed messages kept per partition (default 1000), like Kafka's retention: a group that
+   * subscribes later starts from the oldest one kept. Messages a known group has not consumed yet
+   * are always kept.
+   */
+  maxRetainedMessages?: number;
+}
+
+interface Partition {
+  /** Offset of entries[0]. */
+  base: number;
+  entries: PreparedMessage[];
+}
+
+interface Group {
+  cursors: number[];
+  consumer?: Consumer;
+}
+
+interface Consumer {
+  options: SubscribeOptions;
+  policy: RetryPolicy;
+  abort: AbortController;
+  /** The worker draining each partition, if one is running. */
+  workers: (Promise<void> | undefined)[];
+}
+
+interface Topic {
+  partitions: Partition[];
+  groups: Map<string, Group>;
+}
+
+export class InProcessBus implements Bus {
+  private readonly topics = new Map<string, Topic>();
+  private readonly logger: BusLogger;
+  private readonly partitionCount: number;
+  private readonly maxRetained: number;
+  private state: 'new' | 'started' | 'stopping' | 'stopped' = 'new';
+
+  constructor(private readonly options: InProcessBusOptions = {}) {
+    this.logger = options.logger ?? silentLogger;
+    this.partitionCount = options.partitions ?? 3;
+    this.maxRetained = options.maxRetainedMessages ?? 1000;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`bus is ${this.state}`);
+    await this.ensureTopics(this.options.topics ?? []);
+    this.state = 'started';
+    for (const topic of this.topics.values()) this.wake(topic);
+  }
+
+  async stop(): Promise<void> {
+    if (this.state !== 'started') {
+      this.state = 'stopped';
+      return;
+    }
+    // Publishing stays open while consumers wind down, so a failure being dead-lettered is not lost.
+    this.state = 'stopping';
+    const stops = [...this.topics.values()].flatMap((t) => [...t.groups.values()].map((g) => this.detach(g)));
+    await Promise.all(stops);
+    this.state = 'stopped';
+  }
+
+  async ensureTopics(topics: string[]): Promise<void> {
+    for (const name of topics) {
+      if (!this.topics.has(name)) {
+        const partitions = Array.from({ length: this.partitionCount }, () => ({ base: 0, entries: [] }));
+        this.topics.set(name, { partitions, groups: new Map() });
+      }
+    }
+  }
+
+  async publish(topicName: string, messages: OutgoingMessage[]): Promise<void> {
+    if (this.state !== 'started' && this.state !== 'stopping') throw new Error(`cannot publish: bus is ${this.state}`);
+    const topic = this.topics.get(topicName);
+    // Same rule as KafkaBus (no auto-creation), so a missing ensureTopics shows up in embedded mode too.
+    if (!topic) throw new Error(`unknown topic ${topicName}: declare it in options.topics or ensureTopics()`);
+    await publishTraced(topicName, messages, async (prepared) => {
+      for (const message of prepared) {
+        const p = this.partitionOf(message.key);
+        const partition = topic.partitions[p]!;
+        partition.entries.push(message);
+        const consumedByAll = Math.min(...[...topic.groups.values()].map((g) => g.cursors[p]!));
+        while (partition.entries.length > this.maxRetained && partition.base < consumedByAll) {
+          partition.entries.shift();
+          partition.base++;
+        }
+      }
+    });
+    this.wake(topic);
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    if (this.state === 'stopping' || this.state === 'stopped') throw new Error(`bus is ${this.state}`);
+    const policy = retryPolicy(options.retry);
+    await this.ensureTopics([options.topic, deadLetterTopic(options.topic)]);
+    const topic = this.topics.get(options.topic)!;
+    let group = topic.groups.get(options.groupId);
+    if (!group) {
+      // A new group starts at the oldest retained message, like a Kafka group reading from the beginning.
+      group = { cursors: topic.partitions.map((p) => p.base) };
+      topic.groups.set(options.groupId, group);
+    }
+    if (group.consumer) throw new Error(`group ${options.groupId} already consumes ${options.topic} in this process`);
+    const consumer: Consumer = { options, policy, abort: new AbortController(), workers: [] };
+    group.consumer = consumer;
+    this.wake(topic);
+    const g = group;
+    return { stop: () => (g.consumer === consumer ? this.detach(g) : Promise.resolve()) };
+  }
+
+  private async detach(group: Group): Promise<void> {
+    const consumer = group.consumer;
+    if (!consumer) return;
+    consumer.abort.abort();
+    await Promise.all(consumer.workers);
+    if (group.consumer === consumer) group.consumer = undefined;
+  }
+
+  private partitionOf(key: string): number {
+    return createHash('md5').update(key).digest().readUInt32BE(0) % this.partitionCount;
+  }
+
+  /** Starts a worker for each partition where a consuming group is behind. */
+  private wake(topic: Topic): void {
+    if (this.state !== 'started') return;
+    for (const group of topic.groups.values()) {
+      const consumer = group.consumer;
+      if (!consumer || consumer.abort.signal.aborted) continue;
+      topic.partitions.forEach((partition, p) => {
+        if (consumer.workers[p] || group.cursors[p]! >= partition.base + partition.entries.length) return;
+        // setImmediate: delivery is never inline in publish(), as with a real broker.
+        consumer.workers[p] = new Promise<void>((resolve) => setImmediate(resolve))
+          .then(() => this.drain(topic, group, consumer, p))
+          .finally(() => {
+            consumer.workers[p] = undefined;
+            // A publish that landed between the worker's last look and now found it still busy.
+            this.wake(topic);
+          });
+      });
+    }
+  }
+
+  private async drain(topic: Topic, group: Group, consumer: Consumer, p: number): Promise<void> {
+    const partition = topic.partitions[p]!;
+    const { topic: name, groupId, handler } = consumer.options;
+    const signal = consumer.abort.signal;
+    while (!signal.aborted) {
+      const offset = group.cursors[p]!;
+      const entry = partition.entries[offset - partition.base];
+      if (!entry) return;
+      const message = { id: entry.id, topic: name, key: entry.key, value: Buffer.from(entry.value), headers: { ...entry.headers } };
+      try {
+        const failure = await deliverWithRetry(message, groupId, handler, consumer.policy, signal);
+        if (failure !== undefined) {
+          const headers = deadLetterHeaders(message, groupId, failure, consumer.policy.attempts);
+          await this.publish(deadLetterTopic(name), [{ id: entry.id, key: entry.key, value: entry.value, headers }]);
+          this.logger.warn({ topic: name, groupId, messageId: entry.id }, 'message dead-lettered');
+        }
+      } catch (err) {
+        // Cursor not advanced: the message is delivered again, after a pause or when the group resumes.
+        if (err instanceof DeliveryAborted) return;
+        this.logger.error({ topic: name, groupId, err }, 'in-process delivery failed');
+        await sleep(1000, signal);
+        continue;
+      }
+      group.cursors[p] = offset + 1;
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type LogEntry, type Producer } from 'kafkajs';
+import { deadLetterHeaders, deliverWithRetry, DeliveryAborted, publishTraced, retryPolicy } from './delivery';
+import {
+  deadLetterTopic,
+  MESSAGE_ID_HEADER,
+  silentLogger,
+  type Bus,
+  type BusLogger,
+  type Headers,
+  type OutgoingMessage,
+  type SubscribeOptions,
+  type Subscription,
+} from './types';
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  clientId: string;
+  /** kafkajs' own logs go here (never to the console); without one they are dropped. */
+  logger?: BusLogger;
+  /** Topics (besides subscribed ones and their .dlq) created by start(). */
+  topics?: string[];
+  /** For topics this bus creates. */
+  partitions?: number;
+  /** 1 for a single local broker; 3 in production. */
+  replicationFactor?: number;
+}
+
+interface ConsumerEntry {
+  options: SubscribeOptions;
+  abort: AbortController;
+  consumer?: Consumer;
+}
+
+export class KafkaBus implements Bus {
+  private readonly kafka: Kafka;
+  private readonly logger: BusLogger;
+  private readonly producer: Producer;
+  private readonly admin: Admin;
+  private readonly consumers = new Set<ConsumerEntry>();
+  private readonly knownTopics = new Set<string>();
+  private state: 'new' | 'starting' | 'started' | 'stopping' | 'stopped' = 'new';
+
+  constructor(private readonly options: KafkaBusOptions) {
+    this.logger = options.logger ?? silentLogger;
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      logLevel: options.logger ? logLevel.INFO : logLevel.NOTHING,
+      logCreator: () => (entry) => this.logKafka(entry),
+    });
+    this.producer = this.kafka.producer({
+      // The broker drops retried duplicates of a batch (producer id + sequence numbers). kafkajs
+      // requires acks=-1 for this and retries must stay unlimited (its default when idempotent);
+      // one in-flight request per connection keeps sequences in order, as KIP-98 specified.
+      idempotent: true,
+      maxInFlightRequests: 1,
+      // Publishing to an undeclared topic fails instead of silently creating it with broker defaults.
+      allowAutoTopicCreation: false,
+      // Explicit, which also silences kafkajs' "default partitioner changed" warning.
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+    this.admin = this.kafka.admin();
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`bus is ${this.state}`);
+    this.state = 'starting';
+    try {
+      await this.admin.connect();
+      await this.producer.connect();
+      const subscribed = [...this.consumers].flatMap((c) => [c.options.topic, deadLetterTopic(c.options.topic)]);
+      await this.ensureTopics([...(this.options.topics ?? []), ...subscribed]);
+      this.state = 'started';
+      await Promise.all([...this.consumers].map((c) => this.run(c)));
+    } catch (err) {
+      // Back to 'new' so the caller can retry start() (e.g. while the broker is still coming up).
+      await Promise.allSettled([...[...this.consumers].map((c) => c.consumer?.disconnect()), this.producer.disconnect(), this.admin.disconnect()]);
+      for (const c of this.consumers) c.consumer = undefined;
+      this.state = 'new';
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'stopped' || this.state === 'stopping') return;
+    if (this.state === 'new') {
+      this.state = 'stopped';
+      return;
+    }
+    this.state = 'stopping';
+    // Consumers first: one still dead-lettering a message needs the producer.
+    await Promise.all([...this.consumers].map((c) => this.halt(c)));
+    await this.producer.disconnect();
+    await this.admin.disconnect();
+    this.state = 'stopped';
+  }
+
+  async ensureTopics(topics: string[]): Promise<void> {
+    const missing = [...new Set(topics)].filter((t) => !this.knownTopics.has(t));
+    if (missing.length === 0) return;
+    // createTopics skips topics that already exist, so every instance can run this on start.
+    await this.admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((topic) => ({
+        topic,
+        numPartitions: this.options.partitions ?? 3,
+        replicationFactor: this.options.replicationFactor ?? 1,
+      })),
+    });
+    for (const t of missing) this.knownTopics.add(t);
+  }
+
+  async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
+    if (this.state !== 'started' && this.state !== 'stopping') throw new Error(`cannot publish: bus is ${this.state}`);
+    if (messages.length === 0) return;
+    await publishTraced(topic, messages, async (prepared) => {
+      await this.producer.send({
+        topic,
+        acks: -1,
+        messages: prepared.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+      });
+    });
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    if (this.state === 'stopping' || this.state === 'stopped') throw new Error(`bus is ${this.state}`);
+    retryPolicy(options.retry); // validate now rather than in the first delivery
+    const entry: ConsumerEntry = { options, abort: new AbortController() };
+    this.consumers.add(entry);
+    if (this.state === 'started') {
+      await this.ensureTopics([options.topic, deadLetterTopic(options.topic)]);
+      await this.run(entry);
+    }
+    return {
+      stop: async () => {
+        await this.halt(entry);
+        this.consumers.delete(entry);
+      },
+    };
+  }
+
+  private async run(entry: ConsumerEntry): Promise<void> {
+    const { topic, groupId, handler } = entry.options;
+    const policy = retryPolicy(entry.options.retry);
+    // maxWaitTimeInMs: an idle fetch long-polls this long, and disconnect() waits for it (default 5 s).
+    const consumer = this.kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 1000 });
+    entry.consumer = consumer;
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      this.logger.error({ topic, groupId, err: payload.error, restart: payload.restart }, 'kafka consumer crashed');
+    });
+    await consumer.connect();
+    // A new group starts at the oldest retained message, so nothing published before its first start is missed.
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    // kafkajs resolves a message's offset only when eachMessage returns; it commits resolved offsets
+    // after each batch and before a rebalance. Returning = handled or dead-lettered; throwing = the
+    // partition is re-fetched from that message (at-least-once).
+    await consumer.run({
+      eachMessage: async ({ partition, message, heartbeat }) => {
+        const headers = decodeHeaders(message.headers);
+        // A message from a producer outside the bus has no id header; its offset is as stable an id.
+        const id = headers[MESSAGE_ID_HEADER] ?? `${topic}/${partition}/${message.offset}`;
+        const delivered = { id, topic, key: message.key?.toString() ?? '', value: message.value ?? Buffer.alloc(0), headers };
+        const failure = await deliverWithRetry(delivered, groupId, handler, policy, entry.abort.signal, heartbeat);
+        if (failure === undefined) return;
+        const dlqHeaders = deadLetterHeaders(delivered, groupId, failure, policy.attempts);
+        await this.publish(deadLetterTopic(topic), [{ id, key: delivered.key, value: delivered.value, headers: dlqHeaders }]);
+        this.logger.warn({ topic, groupId, partition, offset: message.offset, messageId: id }, 'message dead-lettered');
+      },
+    });
+  }
+
+  private async halt(entry: ConsumerEntry): Promise<void> {
+    entry.abort.abort(); // cuts retry backoffs short; the aborted message stays uncommitted
+    await entry.consumer?.disconnect(); // waits for the in-flight eachMessage, commits, leaves the group
+    entry.consumer = undefined;
+  }
+
+  private logKafka({ namespace, level, log }: LogEntry): void {
+    const { message, timestamp: _timestamp, ...rest } = log;
+    const fields = { ...rest, kafkaNamespace: namespace };
+    if (level === logLevel.ERROR) {
+      // kafkajs reports our own DeliveryAborted (thrown on purpose while stopping) as an error.
+      if (rest.error instanceof DeliveryAborted) return;
+      this.logger.error(fields, message);
+    } else if (level === logLevel.WARN) this.logger.warn(fields, message);
+    else if (level === logLevel.INFO) this.logger.info(fields, message);
+    else this.logger.debug(fields, message);
+  }
+}
+
+function decodeHeaders(raw: IHeaders | undefined): Headers {
+  const headers: Headers = {};
+  for (const [name, value] of Object.entries(raw ?? {})) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) headers[name] = first.toString();
+  }
+  return headers;
+}

@@ -1,0 +1,196 @@
+// Transactional outbox and idempotent consumption. A state change and the message announcing it are
+// written in one database transaction (enqueueOutbox); OutboxRelay publishes the rows afterwards.
+// A relay crash after publishing but before marking rows republishes them, so delivery is
+// at-least-once, and idempotentConsumer turns that into exactly-once effects by recording the
+// message id (the outbox row id) in the same transaction as the handler's writes.
+import { randomUUID } from 'node:crypto';
+import { context, propagation } from '@opentelemetry/api';
+import { sleep } from './delivery';
+import { silentLogger, type Bus, type BusLogger, type BusMessage, type Headers, type MessageHandler, type OutgoingMessage } from './types';
+
+/** What enqueueOutbox and idempotentConsumer need from a Prisma client or interactive-transaction client. */
+export interface RawSql {
+  $executeRawUnsafe(query: string, ...values: unknown[]): PromiseLike<number>;
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T>;
+}
+
+/** Any generated PrismaClient fits; Tx is inferred as that client's transaction type. */
+export interface TransactionRunner<Tx extends RawSql = RawSql> {
+  $transaction<R>(fn: (tx: Tx) => Promise<R>, options?: { maxWait?: number; timeout?: number }): PromiseLike<R>;
+}
+
+export interface BusTables {
+  /** e.g. `"billing"."outbox"` */
+  outbox: string;
+  /** e.g. `"billing"."processed_messages"` */
+  processedMessages: string;
+}
+
+/** Schema-qualified names of a service's bus tables; the schema name is checked since it is spliced into SQL. */
+export function busTables(schema: string): BusTables {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+  return { outbox: `"${schema}"."outbox"`, processedMessages: `"${schema}"."processed_messages"` };
+}
+
+export interface OutboxMessage extends OutgoingMessage {
+  topic: string;
+}
+
+/**
+ * Inserts the message inside the caller's transaction (`prisma.$transaction(async (tx) => ...)`), so
+ * it is published if and only if the transaction commits. The current trace context goes into the
+ * headers so the consumer continues the trace of the request that caused the change.
+ * Returns the message id.
+ */
+export async function enqueueOutbox(tx: RawSql, table: string, message: OutboxMessage): Promise<string> {
+  const id = message.id ?? randomUUID();
+  const headers: Headers = {};
+  propagation.inject(context.active(), headers);
+  Object.assign(headers, message.headers);
+  // clock_timestamp() rather than the column default now() (the transaction's start time), so rows
+  // enqueued by one transaction keep their order.
+  await tx.$executeRawUnsafe(
+    `INSERT INTO ${table} (id, topic, key, payload, headers, created_at) VALUES ($1::uuid, $2, $3, $4, $5::jsonb, clock_timestamp())`,
+    id,
+    message.topic,
+    message.key,
+    Buffer.from(message.value),
+    JSON.stringify(headers),
+  );
+  return id;
+}
+
+export interface OutboxRelayOptions {
+  prisma: TransactionRunner;
+  /** The outbox table, schema-qualified (busTables(schema).outbox). */
+  table: string;
+  bus: Bus;
+  logger?: BusLogger;
+  batchSize?: number;
+  /** Idle wait between polls; nudge() cuts it short. */
+  pollIntervalMs?: number;
+  /** Database transaction timeout, which bounds one batch's publishing. */
+  transactionTimeoutMs?: number;
+}
+
+interface OutboxRow {
+  id: string;
+  topic: string;
+  key: string;
+  payload: Uint8Array;
+  headers: Headers;
+}
+
+/**
+ * Publishes unpublished outbox rows in created order. Each batch is locked with FOR UPDATE SKIP
+ * LOCKED, published, and marked in one transaction, so concurrent relays take disjoint batches, and a
+ * failed publish rolls back and leaves the rows for the next round. Across concurrent relays, batches
+ * may be published out of order; within one relay order is kept.
+ */
+export class OutboxRelay {
+  private readonly logger: BusLogger;
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private running?: Promise<void>;
+  private stopping = new AbortController();
+  private wake = new AbortController(); // aborted by nudge() and stop()
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.logger = options.logger ?? silentLogger;
+    this.batchSize = options.batchSize ?? 100;
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new Error('batchSize must be a positive integer');
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.stopping = new AbortController();
+    this.running = this.loop();
+  }
+
+  /** Call after committing a transaction that enqueued messages, to publish them without waiting for the poll. */
+  nudge(): void {
+    this.wake.abort();
+  }
+
+  /** Lets the batch in progress finish (or roll back), then returns. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.wake.abort();
+    await this.running;
+    this.running = undefined;
+  }
+
+  /** Publishes one batch; returns how many rows it published. */
+  async publishBatch(): Promise<number> {
+    const { prisma, table, bus } = this.options;
+    return prisma.$transaction(
+      async (tx) => {
+        const rows = await tx.$queryRawUnsafe<OutboxRow[]>(
+          `SELECT id::text AS id, topic, key, payload, headers FROM ${table}
+           WHERE published_at IS NULL ORDER BY created_at, id LIMIT ${this.batchSize} FOR UPDATE SKIP LOCKED`,
+        );
+        if (rows.length === 0) return 0;
+        const byTopic = new Map<string, OutgoingMessage[]>();
+        for (const row of rows) {
+          const messages = byTopic.get(row.topic) ?? [];
+          messages.push({ id: row.id, key: row.key, value: row.payload, headers: row.headers });
+          byTopic.set(row.topic, messages);
+        }
+        for (const [topic, messages] of byTopic) await bus.publish(topic, messages);
+        await tx.$executeRawUnsafe(
+          `UPDATE ${table} SET published_at = now() WHERE id = ANY($1::uuid[])`,
+          rows.map((r) => r.id),
+        );
+        return rows.length;
+      },
+      { timeout: this.options.transactionTimeoutMs ?? 30_000 },
+    );
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping.signal.aborted) {
+      // Renewed before the batch, so a nudge arriving while it runs skips the wait below.
+      this.wake = new AbortController();
+      let published = 0;
+      try {
+        published = await this.publishBatch();
+        failures = 0;
+      } catch (err) {
+        failures++;
+        this.logger.warn({ err, failures }, 'outbox relay batch failed; rows stay for the next round');
+      }
+      if (published === this.batchSize) continue; // more may be waiting
+      // After a failure, back off (nudges ignored) rather than hammer a broker or database that is down.
+      const delay = failures > 0 ? Math.min(30_000, this.pollIntervalMs * 2 ** failures) : this.pollIntervalMs;
+      await sleep(delay, failures > 0 ? this.stopping.signal : this.wake.signal);
+    }
+  }
+}
+
+/**
+ * Wraps a handler so it runs at most once per message id and consumer group, in effect: the
+ * processed_messages insert and the handler's writes (through `tx`) commit together, and an id
+ * already recorded is acknowledged without calling the handler. A handler that throws rolls both
+ * back, so the bus redelivers it.
+ */
+export function idempotentConsumer<Tx extends RawSql>(
+  prisma: TransactionRunner<Tx>,
+  table: string,
+  groupId: string,
+  handler: (message: BusMessage, tx: Tx) => Promise<void>,
+): MessageHandler {
+  return async (message) => {
+    await prisma.$transaction(async (tx) => {
+      // A concurrent duplicate blocks on the primary key until this transaction ends, then inserts nothing.
+      const inserted = await tx.$executeRawUnsafe(
+        `INSERT INTO ${table} (consumer_group, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+        groupId,
+        message.id,
+      );
+      if (inserted === 0) return;
+      await handler(message, tx);
+    });
+  };
+}

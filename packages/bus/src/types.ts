@@ -1,0 +1,88 @@
+/** Header carrying the message id consumers deduplicate on (the outbox row id for relayed messages). */
+export const MESSAGE_ID_HEADER = 'cl-message-id';
+
+/** Headers added to a dead-lettered message, next to all of its original headers. */
+export const DLQ_HEADERS = {
+  error: 'cl-dlq-error',
+  attempts: 'cl-dlq-attempts',
+  sourceTopic: 'cl-dlq-source-topic',
+  consumerGroup: 'cl-dlq-consumer-group',
+  failedAt: 'cl-dlq-failed-at',
+} as const;
+
+export const deadLetterTopic = (topic: string): string => `${topic}.dlq`;
+
+export type Headers = Record<string, string>;
+
+export interface OutgoingMessage {
+  /** Aggregate key (scan id, agent id...): messages with one key are delivered in publish order. */
+  key: string;
+  value: Uint8Array;
+  /** Explicit headers win over the injected trace context, so relayed outbox rows keep their own. */
+  headers?: Headers;
+  /** Defaults to a random UUID. */
+  id?: string;
+}
+
+export interface BusMessage {
+  id: string;
+  topic: string;
+  key: string;
+  value: Buffer;
+  headers: Headers;
+  /** 1 on first delivery to this handler, then 2, 3... while retrying. */
+  attempt: number;
+}
+
+export type MessageHandler = (message: BusMessage) => Promise<void>;
+
+export interface RetryPolicy {
+  /** Deliveries before the message goes to `<topic>.dlq` (1 = no retry). */
+  attempts: number;
+  /** Doubles per retry, with jitter. */
+  initialBackoffMs: number;
+  /** Keep it well under Kafka's session timeout (30 s): a consumer heartbeats only between attempts. */
+  maxBackoffMs: number;
+}
+
+/** Five deliveries over roughly 4-8 s; meanwhile later messages of the partition wait (per-key order). */
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, initialBackoffMs: 500, maxBackoffMs: 10_000 };
+
+export interface SubscribeOptions {
+  topic: string;
+  /** Every group receives every message; within a group each message goes to one handler. */
+  groupId: string;
+  handler: MessageHandler;
+  retry?: Partial<RetryPolicy>;
+}
+
+export interface Subscription {
+  /** Finishes the delivery in progress (or abandons its backoff, uncommitted) and stops consuming. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The message bus: Kafka in the distributed deployment, in-process in the embedded one. Both give
+ * at-least-once delivery, per-key ordering, consumer groups, retries with backoff, then `<topic>.dlq`.
+ */
+export interface Bus {
+  /** Creates the configured topics and starts the consumers subscribed so far. */
+  start(): Promise<void>;
+  /** Stops consumers (letting in-flight handlers finish), then the producer. */
+  stop(): Promise<void>;
+  ensureTopics(topics: string[]): Promise<void>;
+  /** Resolves once the messages are durably accepted (Kafka: acks=all); delivery is always asynchronous. */
+  publish(topic: string, messages: OutgoingMessage[]): Promise<void>;
+  /** Creates the topic and its dead-letter topic; consumption begins at start() (or now, if started). */
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+}
+
+/** The subset of a pino logger the bus uses, so any pino instance (or child) fits. */
+export interface BusLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export const silentLogger: BusLogger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -1,0 +1,187 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { trace } from '@opentelemetry/api';
+import { DLQ_HEADERS, InProcessBus, MESSAGE_ID_HEADER, type BusMessage } from '../src/index';
+import { bytes, delay, installTracing, text, waitFor } from './support';
+
+const fastRetry = { attempts: 3, initialBackoffMs: 5, maxBackoffMs: 20 };
+let bus: InProcessBus;
+
+async function startedBus(topics: string[] = ['jobs']): Promise<InProcessBus> {
+  bus = new InProcessBus({ topics, partitions: 4 });
+  await bus.start();
+  return bus;
+}
+
+afterEach(async () => {
+  await bus?.stop();
+});
+
+describe('InProcessBus', () => {
+  it('delivers asynchronously, with a message id and the publisher trace context', async () => {
+    const { provider } = installTracing();
+    await startedBus();
+    const received: { message: BusMessage; traceId?: string }[] = [];
+    await bus.subscribe({
+      topic: 'jobs',
+      groupId: 'g',
+      handler: async (message) => {
+        received.push({ message, traceId: trace.getActiveSpan()?.spanContext().traceId });
+      },
+    });
+    let traceId = '';
+    await provider.getTracer('test').startActiveSpan('request', async (span) => {
+      traceId = span.spanContext().traceId;
+      await bus.publish('jobs', [{ key: 'scan-1', value: bytes('hello'), id: 'm-1' }]);
+      expect(received).toHaveLength(0); // not inline in publish
+      span.end();
+    });
+    await waitFor(() => received.length === 1);
+    const [{ message, traceId: handlerTraceId }] = received as [(typeof received)[0]];
+    expect(message).toMatchObject({ id: 'm-1', topic: 'jobs', key: 'scan-1', attempt: 1 });
+    expect(text(message.value)).toBe('hello');
+    expect(message.headers[MESSAGE_ID_HEADER]).toBe('m-1');
+    expect(message.headers.traceparent).toContain(traceId);
+    expect(handlerTraceId).toBe(traceId);
+  });
+
+  it('keeps per-key order while keys are processed concurrently', async () => {
+    await startedBus();
+    const seen = new Map<string, number[]>();
+    await bus.subscribe({
+      topic: 'jobs',
+      groupId: 'g',
+      handler: async ({ key, value }) => {
+        await delay(Math.random() * 3);
+        seen.set(key, [...(seen.get(key) ?? []), Number(text(value))]);
+      },
+    });
+    const keys = ['a', 'b', 'c', 'd', 'e'];
+    for (let i = 0; i < 100; i++) {
+      await bus.publish('jobs', [{ key: keys[i % keys.length]!, value: bytes(String(i)) }]);
+    }
+    await waitFor(() => [...seen.values()].reduce((n, list) => n + list.length, 0) === 100);
+    for (const list of seen.values()) expect(list).toEqual([...list].sort((x, y) => x - y));
+  });
+
+  it('gives every group every message, and a group that joins later the earlier ones too', async () => {
+    await startedBus();
+    const a: string[] = [];
+    const b: string[] = [];
+    await bus.subscribe({ topic: 'jobs', groupId: 'a', handler: async (m) => void a.push(m.id) });
+    await bus.publish('jobs', [1, 2, 3].map((i) => ({ key: `k${i}`, value: bytes('x'), id: `m${i}` })));
+    await waitFor(() => a.length === 3);
+    await bus.subscribe({ topic: 'jobs', groupId: 'b', handler: async (m) => void b.push(m.id) });
+    await waitFor(() => b.length === 3);
+    expect(a.sort()).toEqual(['m1', 'm2', 'm3']);
+    expect(b.sort()).toEqual(['m1', 'm2', 'm3']);
+    await expect(bus.subscribe({ topic: 'jobs', groupId: 'a', handler: async () => {} })).rejects.toThrow(/already consumes/);
+  });
+
+  it('keeps messages a stopped group has not consumed beyond the retention limit', async () => {
+    bus = new InProcessBus({ topics: ['jobs'], partitions: 1, maxRetainedMessages: 2 });
+    await bus.start();
+    const sub = await bus.subscribe({ topic: 'jobs', groupId: 'slow', handler: async () => {} });
+    await sub.stop();
+    for (let i = 0; i < 5; i++) await bus.publish('jobs', [{ key: 'k', value: bytes(String(i)) }]);
+    const got: string[] = [];
+    await bus.subscribe({ topic: 'jobs', groupId: 'slow', handler: async (m) => void got.push(text(m.value)) });
+    await waitFor(() => got.length === 5);
+    expect(got).toEqual(['0', '1', '2', '3', '4']);
+  });
+
+  it('redelivers a message whose handler throws, with backoff, until it succeeds', async () => {
+    await startedBus();
+    const attempts: { attempt: number; at: number }[] = [];
+    await bus.subscribe({
+      topic: 'jobs',
+      groupId: 'g',
+      retry: { attempts: 5, initialBackoffMs: 20, maxBackoffMs: 1000 },
+      handler: async ({ attempt }) => {
+        attempts.push({ attempt, at: Date.now() });
+        if (attempt < 3) throw new Error('transient');
+      },
+    });
+    await bus.publish('jobs', [{ key: 'k', value: bytes('x') }]);
+    await waitFor(() => attempts.length === 3);
+    await delay(50);
+    expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
+    // Backoff doubles: >= 10 ms then >= 20 ms (jitter keeps at least half of 20 and 40).
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(9);
+    expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(19);
+  });
+
+  it('dead-letters after the last attempt, with the original headers plus error headers, and moves on', async () => {
+    await startedBus();
+    const handled: string[] = [];
+    const dead: BusMessage[] = [];
+    await bus.subscribe({
+      topic: 'jobs',
+      groupId: 'g',
+      retry: fastRetry,
+      handler: async (m) => {
+        if (text(m.value) === 'poison') throw new Error('cannot parse\n    at secret/stack/frame.ts:1');
+        handled.push(m.id);
+      },
+    });
+    await bus.subscribe({ topic: 'jobs.dlq', groupId: 'ops', handler: async (m) => void dead.push(m) });
+    await bus.publish('jobs', [
+      { key: 'same', value: bytes('poison'), id: 'bad', headers: { 'x-tenant': 't1' } },
+      { key: 'same', value: bytes('fine'), id: 'good' },
+    ]);
+    await waitFor(() => dead.length === 1 && handled.length === 1);
+    const [d] = dead as [BusMessage];
+    expect(d).toMatchObject({ id: 'bad', key: 'same', topic: 'jobs.dlq' });
+    expect(text(d.value)).toBe('poison');
+    expect(d.headers).toMatchObject({
+      'x-tenant': 't1',
+      [MESSAGE_ID_HEADER]: 'bad',
+      [DLQ_HEADERS.error]: 'Error: cannot parse',
+      [DLQ_HEADERS.attempts]: '3',
+      [DLQ_HEADERS.sourceTopic]: 'jobs',
+      [DLQ_HEADERS.consumerGroup]: 'g',
+    });
+    expect(handled).toEqual(['good']);
+  });
+
+  it('redelivers a message whose retries were cut short by stop() when the group resumes', async () => {
+    await startedBus();
+    let calls = 0;
+    const sub = await bus.subscribe({
+      topic: 'jobs',
+      groupId: 'g',
+      retry: { attempts: 10, initialBackoffMs: 60_000, maxBackoffMs: 60_000 },
+      handler: async () => {
+        calls++;
+        throw new Error('down');
+      },
+    });
+    await bus.publish('jobs', [{ key: 'k', value: bytes('x'), id: 'm' }]);
+    await waitFor(() => calls === 1);
+    const started = Date.now();
+    await sub.stop(); // abandons the 30-60 s backoff
+    expect(Date.now() - started).toBeLessThan(1000);
+    const redelivered: string[] = [];
+    await bus.subscribe({ topic: 'jobs', groupId: 'g', handler: async (m) => void redelivered.push(m.id) });
+    await waitFor(() => redelivered.length === 1);
+    expect(redelivered).toEqual(['m']);
+  });
+
+  it('lets an in-flight handler finish on stop, and refuses to publish to undeclared topics or after stop', async () => {
+    await startedBus();
+    let finished = false;
+    await bus.subscribe({
+      topic: 'jobs',
+      groupId: 'g',
+      handler: async () => {
+        await delay(100);
+        finished = true;
+      },
+    });
+    await expect(bus.publish('nope', [{ key: 'k', value: bytes('x') }])).rejects.toThrow(/unknown topic/);
+    await bus.publish('jobs', [{ key: 'k', value: bytes('x') }]);
+    await delay(20);
+    await bus.stop();
+    expect(finished).toBe(true);
+    await expect(bus.publish('jobs', [{ key: 'k', value: bytes('x') }])).rejects.toThrow(/stopped/);
+  });
+});

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { trace } from '@opentelemetry/api';
+import { deleteTopicsWithPrefix, describeWithInfra, infraUrls, uniqueTopicPrefix } from '@cardlens/testing';
+import { Kafka, logLevel } from 'kafkajs';
+import pino from 'pino';
+import { DLQ_HEADERS, KafkaBus, MESSAGE_ID_HEADER, type BusMessage } from '../src/index';
+import { bytes, installTracing, text, waitFor } from './support';
+
+describeWithInfra('kafka', 'KafkaBus (real broker)', () => {
+  const prefix = uniqueTopicPrefix('bus');
+  const topic = `${prefix}scan-jobs`;
+  const declared = `${prefix}sales`;
+  // Logs go to a collected pino stream: the test checks that kafkajs wrote through it, not the console.
+  const logLines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
+  let bus: KafkaBus;
+  const received: { message: BusMessage; traceId?: string; parentSpanId?: string }[] = [];
+  const dead: BusMessage[] = [];
+  const attemptsOf = new Map<string, number>();
+
+  beforeAll(async () => {
+    installTracing();
+    bus = new KafkaBus({ brokers: infraUrls().kafkaBrokers, clientId: 'bus-test', logger, topics: [declared], partitions: 2 });
+    // Subscribed before start: the consumers and the topics (with .dlq) come up in start().
+    await bus.subscribe({
+      topic,
+      groupId: `${prefix}worker`,
+      retry: { attempts: 3, initialBackoffMs: 20, maxBackoffMs: 100 },
+      handler: async (message) => {
+        attemptsOf.set(message.id, message.attempt);
+        if (text(message.value) === 'poison') throw new Error('unreadable card image\nstack line that must not leak');
+        if (text(message.value) === 'flaky' && message.attempt === 1) throw new Error('transient');
+        const span = trace.getActiveSpan();
+        received.push({ message, traceId: span?.spanContext().traceId });
+      },
+    });
+    await bus.subscribe({ topic: `${topic}.dlq`, groupId: `${prefix}ops`, handler: async (m) => void dead.push(m) });
+    await bus.start();
+  });
+
+  afterAll(async () => {
+    await bus?.stop();
+    await deleteTopicsWithPrefix(prefix).catch(() => {});
+  });
+
+  it('creates the declared, subscribed and dead-letter topics on start', async () => {
+    const admin = new Kafka({ clientId: 'bus-test-admin', brokers: infraUrls().kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const metadata = await admin.fetchTopicMetadata({ topics: [declared, topic, `${topic}.dlq`] });
+      expect(metadata.topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual(
+        [
+          [declared, 2],
+          [topic, 2],
+          [`${topic}.dlq`, 2],
+        ].sort(),
+      );
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('delivers a message with its id and the publisher trace context arriving in the handler', async () => {
+    const { provider } = installTracing();
+    let traceId = '';
+    await provider.getTracer('test').startActiveSpan('POST /v1/scans', async (span) => {
+      traceId = span.spanContext().traceId;
+      await bus.publish(topic, [{ key: 'scan-1', value: bytes('job-1'), id: 'msg-1' }]);
+      span.end();
+    });
+    await waitFor(() => received.some((r) => r.message.id === 'msg-1'), 30_000, 'msg-1');
+    const got = received.find((r) => r.message.id === 'msg-1')!;
+    expect(got.message).toMatchObject({ topic, key: 'scan-1', attempt: 1 });
+    expect(got.message.headers[MESSAGE_ID_HEADER]).toBe('msg-1');
+    expect(got.message.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    expect(got.traceId).toBe(traceId);
+  });
+
+  it('keeps per-key order', async () => {
+    const values = Array.from({ length: 20 }, (_, i) => `order-${i}`);
+    for (const value of values) await bus.publish(topic, [{ key: 'agent-7', value: bytes(value) }]);
+    await waitFor(() => received.filter((r) => r.message.key === 'agent-7').length === 20, 30_000, 'ordered batch');
+    expect(received.filter((r) => r.message.key === 'agent-7').map((r) => text(r.message.value))).toEqual(values);
+  });
+
+  it('retries a failing handler, then dead-letters with the original headers plus a short error', async () => {
+    await bus.publish(topic, [
+      { key: 'scan-2', value: bytes('flaky'), id: 'msg-flaky' },
+      { key: 'scan-3', value: bytes('poison'), id: 'msg-poison', headers: { 'x-request-id': 'req-9' } },
+    ]);
+    await waitFor(() => dead.length === 1 && received.some((r) => r.message.id === 'msg-flaky'), 30_000, 'dlq');
+    expect(attemptsOf.get('msg-flaky')).toBe(2);
+    expect(attemptsOf.get('msg-poison')).toBe(3);
+    const [d] = dead as [BusMessage];
+    expect(d).toMatchObject({ id: 'msg-poison', key: 'scan-3', topic: `${topic}.dlq` });
+    expect(text(d.value)).toBe('poison');
+    expect(d.headers).toMatchObject({
+      'x-request-id': 'req-9',
+      [MESSAGE_ID_HEADER]: 'msg-poison',
+      [DLQ_HEADERS.error]: 'Error: unreadable card image',
+      [DLQ_HEADERS.attempts]: '3',
+      [DLQ_HEADERS.sourceTopic]: topic,
+      [DLQ_HEADERS.consumerGroup]: `${prefix}worker`,
+    });
+    expect(d.headers.traceparent).toBeDefined();
+  });
+
+  it('stops a subscription mid-retry without committing: the group gets the message again', async () => {
+    const stopTopic = `${prefix}stop`;
+    const calls: number[] = [];
+    const first = await bus.subscribe({
+      topic: stopTopic,
+      groupId: `${prefix}stopper`,
+      retry: { attempts: 10, initialBackoffMs: 20_000, maxBackoffMs: 20_000 },
+      handler: async (m) => {
+        calls.push(m.attempt);
+        throw new Error('dependency down');
+      },
+    });
+    await bus.publish(stopTopic, [{ key: 'k', value: bytes('retry me'), id: 'msg-stop' }]);
+    await waitFor(() => calls.length === 1, 30_000, 'first attempt');
+    const stopping = Date.now();
+    await first.stop(); // cuts the 10-20 s backoff short
+    expect(Date.now() - stopping).toBeLessThan(5_000);
+    const again: BusMessage[] = [];
+    const second = await bus.subscribe({ topic: stopTopic, groupId: `${prefix}stopper`, handler: async (m) => void again.push(m) });
+    await waitFor(() => again.length === 1, 30_000, 'redelivery');
+    expect(again[0]).toMatchObject({ id: 'msg-stop', attempt: 1 });
+    await second.stop();
+    expect(logLines.some((line) => line.includes('Error when calling eachMessage'))).toBe(false);
+  });
+
+  it('routes kafkajs logs through the given pino logger', () => {
+    expect(logLines.some((line) => line.includes('"kafkaNamespace"'))).toBe(true);
+  });
+
+  it('commits only handled messages: a new consumer in the group does not see them again', async () => {
+    // Stop the group's consumer and start a second bus in the same group: nothing already handled
+    // (or dead-lettered) may come back, and a message published meanwhile is delivered once.
+    let t0 = Date.now();
+    await bus.stop();
+    console.log('stop', Date.now() - t0);
+    t0 = Date.now();
+    const again: string[] = [];
+    const second = new KafkaBus({ brokers: infraUrls().kafkaBrokers, clientId: 'bus-test-2', partitions: 2 });
+    await second.subscribe({ topic, groupId: `${prefix}worker`, handler: async (m) => void again.push(m.id) });
+    await second.start();
+    try {
+      await second.publish(topic, [{ key: 'scan-9', value: bytes('late'), id: 'msg-late' }]);
+      console.log('start', Date.now() - t0);
+      await waitFor(() => again.includes('msg-late'), 30_000, 'msg-late');
+      console.log('got', Date.now() - t0);
+      expect(again).toEqual(['msg-late']);
+    } finally {
+      await second.stop();
+    }
+  });
+});

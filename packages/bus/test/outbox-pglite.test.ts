@@ -1,0 +1,56 @@
+// The embedded mode: every service on one single-connection PGlite, with the in-process bus.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createDatabase, createThrowawayPGlite, type PGlite } from '@cardlens/db';
+import { InProcessBus, OutboxRelay, enqueueOutbox, idempotentConsumer } from '../src/index';
+import { TEST_SCHEMA_SQL, tables } from './db';
+import { PrismaClient } from './generated/prisma/client';
+import { countRows, exactlyOnceAfterRelayCrash } from './scenarios';
+import { bytes, waitFor } from './support';
+
+describe('transactional outbox (PGlite, in-process bus)', () => {
+  let pglite: PGlite;
+  let prisma: PrismaClient;
+  let bus: InProcessBus;
+
+  beforeAll(async () => {
+    pglite = await createThrowawayPGlite();
+    await pglite.exec(TEST_SCHEMA_SQL);
+    prisma = new PrismaClient((await createDatabase({ kind: 'pglite', pglite })).clientArgs);
+    bus = new InProcessBus({ topics: ['grades', 'payments'] });
+    await bus.start();
+  });
+
+  afterAll(async () => {
+    await bus?.stop();
+    await prisma?.$disconnect();
+    await pglite?.close();
+  });
+
+  it('applies each effect exactly once after a relay crash between publish and commit', async () => {
+    await exactlyOnceAfterRelayCrash(prisma, bus, 'payments', 'billing');
+  });
+
+  it('runs relay and idempotent consumers on the one connection without deadlocking', async () => {
+    // The relay publishes inside its transaction; in-process delivery is asynchronous, so the
+    // consumers' transactions simply queue behind it on the shared connection.
+    await bus.subscribe({
+      topic: 'grades',
+      groupId: 'valuation',
+      handler: idempotentConsumer(prisma, tables.processedMessages, 'valuation', async (message, tx) => {
+        await tx.effect.create({ data: { messageId: message.id, label: 'graded' } });
+      }),
+    });
+    const relay = new OutboxRelay({ prisma, table: tables.outbox, bus, batchSize: 7, pollIntervalMs: 60_000 });
+    relay.start();
+    try {
+      for (let i = 0; i < 20; i++) {
+        await prisma.$transaction((tx) => enqueueOutbox(tx, tables.outbox, { topic: 'grades', key: `scan-${i % 3}`, value: bytes(String(i)) }));
+        relay.nudge();
+      }
+      await waitFor(async () => (await countRows(prisma, `SELECT count(*) AS n FROM bus_test.effects WHERE label = 'graded'`)) === 20, 20_000, 'effects');
+      expect(await countRows(prisma, `SELECT count(*) AS n FROM ${tables.outbox} WHERE published_at IS NULL`)).toBe(0);
+    } finally {
+      await relay.stop();
+    }
+  });
+});

@@ -1,0 +1,171 @@
+// PGlite (Postgres compiled to WebAssembly) for the embedded mode and for throwaway databases.
+//
+// PGlite is heavy (a fresh start runs initdb: 3-6 s and about 1.1 GB peak memory; reopening a saved data
+// directory takes about 0.6-1 s) and single-connection, so one process opens ONE instance per data directory
+// and every service shares it, each with its own PrismaClient (see client.ts for what that means for
+// transactions). Two processes must never open the same data directory: a lock file next to it refuses that.
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+
+export type { PGlite };
+
+/**
+ * Extension modules every PGlite we open carries, so migrations may `CREATE EXTENSION` them (on the embedded
+ * database and on the shadow database used for diffs alike). Loading a module does not create the extension.
+ */
+export const PGLITE_EXTENSIONS = { pg_trgm };
+
+export type CardlensPGlite = PGlite;
+
+interface Entry {
+  dataDir: string;
+  lockPath: string;
+  refs: number;
+  opening: Promise<PGlite>;
+}
+
+const byDir = new Map<string, Entry>();
+const byInstance = new Map<PGlite, Entry>();
+
+function isMemory(dataDir: string): boolean {
+  return dataDir === '' || dataDir.startsWith('memory://');
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** `<dataDir>.lock` holds the pid of the process that has the data directory open. */
+function acquireLock(lockPath: string): void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx');
+      writeFileSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const pid = Number.parseInt(readFileSync(lockPath, 'utf8').trim(), 10);
+      if (Number.isInteger(pid) && pid !== process.pid && processAlive(pid)) {
+        throw new Error(
+          `PGlite data directory ${path.dirname(lockPath)} is in use by process ${pid} (${lockPath}); ` +
+            'PGlite is single-process: stop that process first',
+        );
+      }
+      rmSync(lockPath, { force: true }); // stale lock of a process that is gone
+    }
+  }
+  throw new Error(`could not lock ${lockPath}`);
+}
+
+/**
+ * Opens (creating it on first use) a persistent PGlite in `dataDir`, with the pg_trgm extension module
+ * loaded. Within one process, opening the same directory again returns the SAME instance (reference
+ * counted): every service of the embedded mode shares it. Release each open with closePGlite().
+ * `memory://` (or '') gives a new in-memory instance each call.
+ */
+export async function openPGlite(dataDir: string): Promise<PGlite> {
+  if (isMemory(dataDir)) return createPGlite(dataDir === '' ? 'memory://' : dataDir);
+  const dir = path.resolve(dataDir);
+  const existing = byDir.get(dir);
+  if (existing) {
+    existing.refs++;
+    try {
+      return await existing.opening;
+    } catch (error) {
+      existing.refs--;
+      throw error;
+    }
+  }
+  mkdirSync(path.dirname(dir), { recursive: true });
+  const lockPath = `${dir}.lock`;
+  acquireLock(lockPath);
+  const entry: Entry = { dataDir: dir, lockPath, refs: 1, opening: createPGlite(dir) };
+  byDir.set(dir, entry);
+  try {
+    const pglite = await entry.opening;
+    byInstance.set(pglite, entry);
+    return pglite;
+  } catch (error) {
+    byDir.delete(dir);
+    rmSync(lockPath, { force: true });
+    throw error;
+  }
+}
+
+/** Releases one openPGlite(); the instance is closed (and its lock removed) when the last user releases it. */
+export async function closePGlite(pglite: PGlite): Promise<void> {
+  const entry = byInstance.get(pglite);
+  if (!entry) {
+    if (!pglite.closed) await pglite.close();
+    return;
+  }
+  entry.refs--;
+  if (entry.refs > 0) return;
+  byInstance.delete(pglite);
+  byDir.delete(entry.dataDir);
+  try {
+    if (!pglite.closed) await pglite.close();
+  } finally {
+    rmSync(entry.lockPath, { force: true });
+  }
+}
+
+async function createPGlite(dataDir: string): Promise<PGlite> {
+  return PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Throwaway in-memory instances (shadow databases for diffs, tests). initdb dominates a fresh start, so the
+// first one dumps its pristine data directory to a tarball in the OS temp folder and later ones load that
+// (about 1 s instead of 4-6 s). The tarball is keyed by the PGlite version; a bad one is ignored and rewritten.
+
+function pgliteVersion(): string {
+  try {
+    const require = createRequire(import.meta.url);
+    const entry = require.resolve('@electric-sql/pglite');
+    const pkg = JSON.parse(readFileSync(path.join(entry, '..', '..', 'package.json'), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+function templatePath(): string {
+  return path.join(os.tmpdir(), `cardlens-pglite-template-${pgliteVersion()}.tar`);
+}
+
+/** A new, empty in-memory PGlite (pg_trgm loaded), started from the cached pristine template when there is one. */
+export async function createThrowawayPGlite(): Promise<PGlite> {
+  const template = templatePath();
+  if (existsSync(template)) {
+    try {
+      return await PGlite.create({
+        dataDir: 'memory://',
+        loadDataDir: new Blob([readFileSync(template)]),
+        extensions: PGLITE_EXTENSIONS,
+      });
+    } catch {
+      rmSync(template, { force: true });
+    }
+  }
+  const fresh = await createPGlite('memory://');
+  try {
+    const dump = await fresh.dumpDataDir('none');
+    const tmp = `${template}.${process.pid}.${Date.now()}`;
+    writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
+    renameSync(tmp, template);
+  } catch {
+    // the cache is an optimisation only
+  }
+  return fresh;
+}

@@ -1,0 +1,72 @@
+import * as grpc from '@grpc/grpc-js';
+import { serviceErrorToAppError } from './error-metadata';
+import { MAX_MESSAGE_BYTES } from './server';
+
+type UnaryCallback<Res> = (error: grpc.ServiceError | null, response: Res) => void;
+
+/** The (request, metadata, options, callback) overload every ts-proto grpc-js client method has (last). */
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: grpc.Metadata,
+  options: Partial<grpc.CallOptions>,
+  callback: UnaryCallback<Res>,
+) => grpc.ClientUnaryCall;
+
+/** Names of the unary methods of a generated client. */
+export type UnaryMethodName<C> = {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  [K in keyof C]-?: C[K] extends UnaryMethod<any, any> ? K : never;
+}[keyof C];
+
+export type RequestOf<F> = F extends UnaryMethod<infer Req, infer _Res> ? Req : never;
+export type ResponseOf<F> = F extends UnaryMethod<infer _Req, infer Res> ? Res : never;
+
+export interface CallUnaryOptions {
+  /** Deadline for this hop, from now. */
+  deadlineMs: number;
+  metadata?: grpc.Metadata;
+}
+
+/**
+ * Calls a unary method of a ts-proto (grpc-js) client and returns a promise. A failure is always an
+ * AppError: the one the server threw (same code, detail, extras), or service_unavailable for an
+ * unreachable server or exceeded deadline, or internal_error.
+ *
+ * `await callUnary(scansClient, 'getScan', { scanId }, { deadlineMs: 2_000 })`
+ */
+export function callUnary<C extends grpc.Client, M extends UnaryMethodName<C>>(
+  client: C,
+  method: M,
+  request: RequestOf<C[M]>,
+  { deadlineMs, metadata = new grpc.Metadata() }: CallUnaryOptions,
+): Promise<ResponseOf<C[M]>> {
+  const fn = client[method] as UnaryMethod<RequestOf<C[M]>, ResponseOf<C[M]>>;
+  return new Promise((resolve, reject) => {
+    fn.call(client, request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {
+      if (error) reject(serviceErrorToAppError(error));
+      else resolve(response);
+    });
+  });
+}
+
+export type ClientConstructor<C extends grpc.Client> = new (
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  options?: Partial<grpc.ClientOptions>,
+) => C;
+
+/**
+ * A client for ts-proto's generated constructor (`createClient(ScansServiceClient, 'scans:50051')`) with
+ * insecure credentials (the mesh does mTLS), keepalive pings so dead peers are noticed in seconds rather
+ * than at the next call, and 32 MiB messages.
+ */
+export function createClient<C extends grpc.Client>(Client: ClientConstructor<C>, address: string): C {
+  return new Client(address, grpc.credentials.createInsecure(), {
+    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+    // grpc-js servers do not police ping rates; a grpc-core/Go server would need a matching policy.
+    'grpc.keepalive_permit_without_calls': 1,
+  });
+}

@@ -1,0 +1,2 @@
+export { createLogger, REDACT_PATHS, type Logger } from './logger';
+export { startTelemetry, type ShutdownTelemetry, type TelemetryExporter, type TelemetryOptions } from './sdk';

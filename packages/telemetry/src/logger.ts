@@ -1,0 +1,65 @@
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+export type { Logger };
+
+const SECRET_KEYS = [
+  'authorization',
+  'cookie',
+  'x-api-key',
+  'apiKey',
+  'api_key',
+  'password',
+  'secret',
+  'token',
+  'card',
+  'sharedPaymentToken',
+  'paymentMethod',
+  // image bytes
+  'image',
+  'images',
+  'imageBytes',
+  'frontImage',
+  'backImage',
+];
+
+const prop = (key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `["${key}"]`);
+
+/**
+ * pino redaction paths (exact paths, `*` = exactly one level). The keys above are redacted at the top
+ * level and one level down (`{ req: { apiKey } }`), plus the usual request/response header and body paths.
+ * Deeper paths are not covered: log identifiers, not request objects.
+ */
+export const REDACT_PATHS: readonly string[] = [
+  ...SECRET_KEYS.map((k) => prop(k).replace(/^\./, '')),
+  ...SECRET_KEYS.map((k) => `*${prop(k)}`),
+  ...['req.headers', 'req.body', 'request.headers', 'request.body', 'res.headers'].flatMap((base) =>
+    SECRET_KEYS.map((k) => `${base}${prop(k)}`),
+  ),
+  'res.headers["set-cookie"]',
+];
+
+function traceFields(): Record<string, string> {
+  const span = trace.getSpan(context.active());
+  if (!span) return {};
+  const ctx = span.spanContext();
+  return isSpanContextValid(ctx) ? { trace_id: ctx.traceId, span_id: ctx.spanId } : {};
+}
+
+/**
+ * JSON logger: level from LOG_LEVEL (default info), `service` field, trace_id/span_id of the active span,
+ * secrets and image bytes redacted. `destination` is for tests (defaults to stdout).
+ */
+export function createLogger(name: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level: process.env.LOG_LEVEL ?? 'info',
+      base: { service: name },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: traceFields,
+      redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+    },
+    destination,
+  );
+}

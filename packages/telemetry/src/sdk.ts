@@ -1,0 +1,80 @@
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  NoopSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace';
+import { enableInstrumentations, loaderHookRegistered } from './instrumentations';
+
+export type TelemetryExporter = 'otlp' | 'console' | 'none';
+
+export interface TelemetryOptions {
+  serviceName: string;
+  /** otlp in clusters, console or none locally. */
+  exporter: TelemetryExporter;
+  /**
+   * OTLP/HTTP base URL, e.g. http://otel-collector:4318 (`/v1/traces` is appended). Defaults to the
+   * exporter's own environment handling (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT).
+   */
+  otlpEndpoint?: string;
+}
+
+/** Flushes pending spans and stops the SDK. */
+export type ShutdownTelemetry = () => Promise<void>;
+
+const KEY = Symbol.for('cardlens.telemetry.sdk');
+type WithSdk = typeof globalThis & { [KEY]?: ShutdownTelemetry };
+
+function spanProcessor(options: TelemetryOptions): SpanProcessor {
+  switch (options.exporter) {
+    case 'otlp': {
+      const url = options.otlpEndpoint && new URL('v1/traces', options.otlpEndpoint.replace(/\/?$/, '/')).href;
+      return new BatchSpanProcessor({ exporter: new OTLPTraceExporter(url ? { url } : {}) });
+    }
+    case 'console':
+      return new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() });
+    case 'none':
+      // A real tracer provider that exports nothing: spans still get ids, so trace ids appear in logs and
+      // travel over gRPC and the bus.
+      return new NoopSpanProcessor();
+  }
+}
+
+/**
+ * Starts the OpenTelemetry SDK once per process: instrumentations (HTTP, express, gRPC, kafkajs, pino,
+ * Prisma), the AsyncLocalStorage context manager, the W3C trace-context + baggage propagator and a tracer
+ * provider, whatever the exporter. Later calls return the first call's shutdown function.
+ *
+ * Modules imported by ESM `import` are only patched when the loader hook is installed first:
+ * `node --import tsx --import @cardlens/telemetry/register src/main.ts` (see register.ts).
+ */
+export function startTelemetry(options: TelemetryOptions): ShutdownTelemetry {
+  const holder = globalThis as WithSdk;
+  const started = holder[KEY];
+  if (started) return started;
+
+  if (options.exporter !== 'none' && !loaderHookRegistered()) {
+    process.emitWarning(
+      'ESM imports are not instrumented: start the process with --import @cardlens/telemetry/register',
+      { code: 'CARDLENS_TELEMETRY_NO_LOADER_HOOK' },
+    );
+  }
+
+  const sdk = new NodeSDK({
+    serviceName: options.serviceName,
+    instrumentations: enableInstrumentations(),
+    spanProcessors: [spanProcessor(options)],
+    // Metrics and OTel logs stay off: without these the SDK would configure OTLP exporters from env.
+    metricReaders: [],
+    logRecordProcessors: [],
+  });
+  sdk.start();
+
+  let stopping: Promise<void> | undefined;
+  const shutdown: ShutdownTelemetry = () => (stopping ??= sdk.shutdown());
+  holder[KEY] = shutdown;
+  return shutdown;
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from '@jest/globals';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { createLogger, startTelemetry } from '../src/index';
+
+function capture(name = 'test-svc') {
+  const lines: string[] = [];
+  const logger = createLogger(name, { write: (line: string) => void lines.push(line) });
+  return { logger, lines, records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+const SECRET = 'clk_SECRETsecretSECRETsecretSECRETsecret1234';
+
+describe('createLogger', () => {
+  it('writes JSON with service, level label and message', () => {
+    const { logger, records } = capture('scans');
+    logger.info({ scanId: 's_1' }, 'scan created');
+    expect(records()[0]).toMatchObject({ service: 'scans', level: 'info', msg: 'scan created', scanId: 's_1' });
+  });
+
+  it('never writes API keys, passwords, payment data or image bytes', () => {
+    const { logger, lines, records } = capture();
+    const image = Buffer.from(SECRET);
+    logger.info({
+      authorization: `Bearer ${SECRET}`,
+      'x-api-key': SECRET,
+      apiKey: SECRET,
+      api_key: SECRET,
+      password: SECRET,
+      card: { number: SECRET },
+      sharedPaymentToken: SECRET,
+      frontImage: image,
+      agent: { apiKey: SECRET, name: 'bot' },
+      req: {
+        method: 'POST',
+        headers: { authorization: `Bearer ${SECRET}`, 'x-api-key': SECRET, 'content-type': 'image/png' },
+        body: { image: SECRET, backImage: SECRET },
+      },
+    });
+    logger.warn({ request: { headers: { 'x-api-key': SECRET } }, scan: { imageBytes: image } }, 'nested');
+    const output = lines.join('');
+    expect(output).not.toContain(SECRET);
+    expect(output).not.toContain(image.toString('base64'));
+    const [first] = records();
+    expect(first).toMatchObject({ apiKey: '[redacted]', agent: { apiKey: '[redacted]', name: 'bot' } });
+    expect(first?.req).toMatchObject({ method: 'POST', headers: { 'content-type': 'image/png' } });
+  });
+
+  it('takes the level from LOG_LEVEL', () => {
+    const previous = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = 'warn';
+    try {
+      const { logger, records } = capture();
+      logger.info('hidden');
+      logger.warn('shown');
+      expect(records().map((r) => r.msg)).toEqual(['shown']);
+    } finally {
+      if (previous === undefined) delete process.env.LOG_LEVEL;
+      else process.env.LOG_LEVEL = previous;
+    }
+  });
+});
+
+describe('startTelemetry + createLogger', () => {
+  it('adds trace_id/span_id inside an active span only, and registers a W3C propagator with exporter none', async () => {
+    const shutdown = startTelemetry({ serviceName: 'test-svc', exporter: 'none' });
+    expect(startTelemetry({ serviceName: 'other', exporter: 'none' })).toBe(shutdown);
+
+    const { logger, records } = capture();
+    logger.info('outside');
+    const carrier: Record<string, string> = {};
+    const ids = trace.getTracer('test').startActiveSpan('work', (span) => {
+      logger.info('inside');
+      propagation.inject(context.active(), carrier);
+      span.end();
+      return span.spanContext();
+    });
+
+    const [outside, inside] = records();
+    expect(outside).not.toHaveProperty('trace_id');
+    expect(ids.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(ids.traceId).not.toBe('0'.repeat(32));
+    expect(inside).toMatchObject({ trace_id: ids.traceId, span_id: ids.spanId });
+    expect(carrier.traceparent).toBe(`00-${ids.traceId}-${ids.spanId}-01`);
+    await shutdown();
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+describe('node --import tsx --import @cardlens/telemetry/register', () => {
+  it('instruments statically imported @grpc/grpc-js: the server span continues the caller trace', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
+    delete env.NODE_OPTIONS; // jest's --experimental-vm-modules is not for the child
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--import', '@cardlens/telemetry/register', 'test/fixtures/grpc-trace.ts'],
+      { cwd: root, env, timeout: 30_000 },
+    );
+    const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as {
+      callerTraceId: string;
+      response: { traceId: string | null; kind: number | null; traceparent: string | null };
+      logs: string[];
+    };
+    expect(result.response.traceparent).toMatch(new RegExp(`^00-${result.callerTraceId}-[0-9a-f]{16}-01$`));
+    expect(result.response.traceId).toBe(result.callerTraceId);
+    expect(result.response.kind).toBe(1); // SpanKind.SERVER, created by the gRPC instrumentation
+    expect(JSON.parse(result.logs[0] ?? '{}')).toMatchObject({ service: 'fixture', trace_id: result.callerTraceId });
+  });
+});

@@ -1,0 +1,61 @@
+import type { Database } from '@cardlens/db';
+import type { Logger } from '@cardlens/telemetry';
+import { loadAccountsConfig } from '../../accounts/src/config';
+import { startAccountsService } from '../../accounts/src/service';
+import { loadBillingConfig } from '../../billing/src/config';
+import { startBillingService } from '../../billing/src/service';
+import { loadGatewayConfig } from '../../gateway/src/config';
+import { startGateway } from '../../gateway/src/service';
+
+export interface Embedded {
+  baseUrl: string;
+  ports: { gateway: number; accounts: number; billing: number };
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts every service in this process on one shared database (PGlite by default; Postgres in tests on
+ * real infrastructure). gRPC servers bind loopback port 0 (free
+ * ports) unless the environment names ports; each service gets the others' addresses exactly as in a
+ * cluster, so requests take the production code path (gateway → gRPC → service).
+ */
+export async function startEmbedded(options: {
+  database: Database;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Real Redis for rate limits (the end-to-end tests on real infrastructure); absent = in-memory. */
+  redisUrl?: string;
+}): Promise<Embedded> {
+  const { database, env, logger } = options;
+  const loopback = '127.0.0.1';
+  const billing = await startBillingService({
+    config: loadBillingConfig({ BILLING_GRPC_PORT: '0', ...env, BILLING_GRPC_HOST: loopback }),
+    database,
+    logger: logger.child({ service: 'billing' }),
+  });
+  const accounts = await startAccountsService({
+    config: loadAccountsConfig({ ACCOUNTS_GRPC_PORT: '0', ...env, ACCOUNTS_GRPC_HOST: loopback, BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}` }),
+    database,
+    logger: logger.child({ service: 'accounts' }),
+  });
+  const gateway = await startGateway({
+    config: loadGatewayConfig({
+      ...env,
+      GATEWAY_PORT: env.GATEWAY_PORT ?? env.PORT ?? '8080',
+      ACCOUNTS_GRPC_ADDRESS: `${loopback}:${accounts.grpcPort}`,
+      BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}`,
+      // Embedded default: limits live in this process's memory unless a Redis is handed in.
+      REDIS_URL: options.redisUrl,
+    }),
+    logger: logger.child({ service: 'gateway' }),
+  });
+  return {
+    baseUrl: gateway.baseUrl,
+    ports: { gateway: gateway.port, accounts: accounts.grpcPort, billing: billing.grpcPort },
+    stop: async () => {
+      await gateway.stop();
+      await accounts.stop();
+      await billing.stop();
+    },
+  };
+}

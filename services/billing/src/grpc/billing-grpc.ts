@@ -1,0 +1,99 @@
+import { billingV1, commonV1, timestampFromDate } from '@cardlens/contracts';
+import { unaryHandler, type GrpcService } from '@cardlens/grpc-kit';
+import { AppError } from '@cardlens/errors';
+import type { PrismaClient } from '../db';
+import type { Pricing } from '../domain/pricing';
+import { debitCredits } from '../use-cases/debit-credits';
+import { getBalance } from '../use-cases/get-balance';
+import { getSubscription, type SubscriptionStatus } from '../use-cases/get-subscription';
+import { grantTrialCredits } from '../use-cases/grant-trial-credits';
+import { refundCredits } from '../use-cases/refund-credits';
+
+export interface BillingGrpcDeps {
+  prisma: PrismaClient;
+  pricing: Pricing;
+  dailyPoolCredits: number;
+  checkoutAvailable: boolean;
+}
+
+const statusToProto: Record<SubscriptionStatus, billingV1.SubscriptionStatus> = {
+  none: billingV1.SubscriptionStatus.NONE,
+  checkout_pending: billingV1.SubscriptionStatus.CHECKOUT_PENDING,
+  trialing: billingV1.SubscriptionStatus.TRIALING,
+  active: billingV1.SubscriptionStatus.ACTIVE,
+  past_due: billingV1.SubscriptionStatus.PAST_DUE,
+  cancelled: billingV1.SubscriptionStatus.CANCELLED,
+  expired: billingV1.SubscriptionStatus.EXPIRED,
+};
+
+/**
+ * The RPCs built so far. Purchases, payment webhooks, subscriptions and grade allowances are left out of the
+ * implementation, so grpc-js answers them UNIMPLEMENTED rather than pretending.
+ */
+export function billingGrpcService(deps: BillingGrpcDeps): GrpcService {
+  const { pricing } = deps;
+  const packs = (): billingV1.CreditPack[] =>
+    pricing.packs.map((p) => ({ key: p.key, displayName: p.displayName, credits: p.credits, priceCents: p.priceCents }));
+
+  const implementation: Partial<billingV1.BillingServiceServer> = {
+    getPricing: unaryHandler<billingV1.GetPricingRequest, billingV1.GetPricingResponse>(() => ({
+      modules: pricing.modules.map((m) => ({ key: m.key, credits: m.credits, description: m.description, available: m.available })),
+      packs: packs(),
+      trial: { anonymous: pricing.trial.anonymous, registered: pricing.trial.registered },
+      currencyNote: pricing.currencyNote,
+    })),
+    listCreditPacks: unaryHandler<billingV1.ListCreditPacksRequest, billingV1.ListCreditPacksResponse>(() => ({
+      packs: packs(),
+      currencyNote: pricing.currencyNote,
+    })),
+    listSubscriptionPlans: unaryHandler<billingV1.ListSubscriptionPlansRequest, billingV1.ListSubscriptionPlansResponse>(() => ({
+      plans: pricing.plans.map((p) => ({
+        key: p.key,
+        displayName: p.displayName,
+        monthlyGrades: p.gradesPerMonth,
+        priceCents: p.priceCents,
+        trialDays: pricing.trialDays,
+        description: `${p.gradesPerMonth.toLocaleString('en-US')} grading-only grades per month; unused grades expire at period end.`,
+      })),
+      checkoutAvailable: deps.checkoutAvailable,
+    })),
+    getBalance: unaryHandler<billingV1.GetBalanceRequest, billingV1.GetBalanceResponse>(async (request) => getBalance(deps, request.agentId)),
+    grantTrialCredits: unaryHandler<billingV1.GrantTrialCreditsRequest, billingV1.GrantTrialCreditsResponse>(async (request) => {
+      const tier = request.tier === commonV1.Tier.REGISTERED ? 'registered' : request.tier === commonV1.Tier.ANONYMOUS ? 'anonymous' : undefined;
+      if (!tier) throw new AppError('invalid_body', 'tier must be ANONYMOUS or REGISTERED');
+      const grant = await grantTrialCredits(deps, { agentId: request.agentId, tier, commercialOnly: request.commercialOnly });
+      const balance = await getBalance(deps, request.agentId);
+      return { ...grant, balance: balance.credits };
+    }),
+    debitCredits: unaryHandler<billingV1.DebitCreditsRequest, billingV1.DebitCreditsResponse>(async (request) => {
+      const entry = await debitCredits(deps, request);
+      return { entryId: Number(entry.entryId), balance: entry.balanceAfter, replayed: entry.replayed };
+    }),
+    refundCredits: unaryHandler<billingV1.RefundCreditsRequest, billingV1.RefundCreditsResponse>(async (request) => {
+      const entry = await refundCredits(deps, { agentId: request.agentId, debitEntryId: BigInt(request.debitEntryId), reason: request.reason });
+      return { entryId: Number(entry.entryId), balance: entry.balanceAfter };
+    }),
+    getSubscription: unaryHandler<billingV1.GetSubscriptionRequest, billingV1.GetSubscriptionResponse>(async (request) => {
+      const s = await getSubscription(deps, request.agentId);
+      const ts = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
+      return {
+        subscription: {
+          prepaidCredits: s.prepaidCredits,
+          ...(s.plan ? { plan: s.plan } : {}),
+          status: statusToProto[s.status],
+          unlimitedGrading: s.unlimitedGrading,
+          trialEndsAt: ts(s.trialEndsAt),
+          ...(s.gradesRemaining !== null ? { gradesRemaining: s.gradesRemaining } : {}),
+          ...(s.monthlyAllowance !== null ? { monthlyAllowance: s.monthlyAllowance } : {}),
+          currentPeriodStart: ts(s.currentPeriodStart),
+          currentPeriodEnd: ts(s.currentPeriodEnd),
+          cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+          ...(s.pendingPlan ? { pendingPlan: s.pendingPlan } : {}),
+          pendingPlanEffectiveAt: ts(s.pendingPlanEffectiveAt),
+          hasPurchased: s.hasPurchased,
+        },
+      };
+    }),
+  };
+  return { definition: billingV1.BillingServiceService, implementation: implementation as billingV1.BillingServiceServer };
+}

@@ -1,0 +1,1 @@
+import parser from '@readme/openapi-parser'; export default parser;

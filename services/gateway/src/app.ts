@@ -1,0 +1,67 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { AppError } from '@cardlens/errors';
+import type { Logger } from 'pino';
+import type { Downstream } from './downstream';
+import type { RateLimiters } from './http/rate-limits';
+import { sendProblem } from './http/problem';
+import { agentRoutes } from './routes/agents';
+import { pricingRoutes } from './routes/pricing';
+import { docsRoutes } from './routes/docs';
+
+export interface AppDeps {
+  downstream: Downstream;
+  limiters: RateLimiters;
+  baseUrl: string;
+  trustProxyHops: number;
+  logger: Logger;
+}
+
+const JSON_BODY_LIMIT = '64kb';
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxyHops);
+  app.set('query parser', 'simple');
+
+  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
+
+  app.use(docsRoutes({ baseUrl: deps.baseUrl }));
+  app.use(agentRoutes(deps));
+  app.use(pricingRoutes(deps));
+
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new AppError('not_found', `No route for ${req.method} ${req.path}. See ${deps.baseUrl}/openapi.json.`));
+  });
+
+  // Every error leaves as problem+json; details of unexpected ones stay in the logs.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const mapped = mapExpressError(error);
+    if (!(mapped instanceof AppError) || mapped.httpStatus >= 500) {
+      deps.logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    }
+    if (res.headersSent) return;
+    sendProblem(res, deps.baseUrl, mapped);
+  });
+  return app;
+}
+
+/** body-parser reports its failures with a `type`; turn them into our codes. */
+function mapExpressError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  const type = (error as { type?: string } | null)?.type;
+  switch (type) {
+    case 'entity.parse.failed':
+      return new AppError('invalid_body', 'The request body is not valid JSON.');
+    case 'entity.too.large':
+      return new AppError('body_too_large', `The JSON body exceeds ${JSON_BODY_LIMIT}.`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('unsupported_media_type', 'Unsupported body encoding or charset.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new AppError('invalid_body', 'The request body was incomplete.');
+    default:
+      return error;
+  }
+}

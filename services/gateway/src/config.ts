@@ -1,0 +1,30 @@
+import { env, loadConfig, z } from '@cardlens/config';
+
+export const gatewayConfigSchema = z.object({
+  GATEWAY_PORT: env.port(8080),
+  GATEWAY_HOST: z.string().default('127.0.0.1'),
+  /** Public base URL, used in problem `type` URLs, docsUrl and links. */
+  PUBLIC_BASE_URL: z.url().optional(),
+  ACCOUNTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
+  BILLING_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
+  /** Redis for rate limits; absent = in-memory limits (embedded mode, single process only). */
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  /** Express "trust proxy": number of proxy hops in front of the gateway (0 = use the socket address). */
+  TRUST_PROXY_HOPS: env.int(0),
+  /** Prefix of the rate-limit keys in Redis (lets tests and several deployments share one Redis). */
+  RATE_LIMIT_KEY_PREFIX: z.string().default('cl:rl'),
+  RATE_LIMIT_PER_KEY_PER_MINUTE: env.positiveInt(60),
+  RATE_LIMIT_REGISTRATION_ATTEMPTS_PER_HOUR: env.positiveInt(5),
+  RATE_LIMIT_NEW_AGENTS_PER_DAY: env.positiveInt(3),
+  RATE_LIMIT_OPEN_PER_MINUTE: env.positiveInt(120),
+  /** Downstream gRPC deadline for ordinary calls. */
+  GRPC_DEADLINE_MS: env.positiveInt(5000),
+  LOG_LEVEL: env.logLevel(),
+  OTEL_EXPORTER: env.telemetryExporter(),
+});
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+
+export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(gatewayConfigSchema, source, 'gateway');
+}

@@ -1,0 +1,15 @@
+import type { Response } from 'express';
+import { AppError, PROBLEM_CONTENT_TYPE, problemFromError } from '@cardlens/errors';
+
+/** Writes any error as RFC 9457 problem+json. Unknown errors become a generic 500 (problemFromError). */
+export function sendProblem(res: Response, baseUrl: string, error: unknown): void {
+  const problem = problemFromError(baseUrl, error);
+  if (error instanceof AppError && error.retryAfterSeconds !== undefined) {
+    res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  }
+  if (problem.code === 'method_not_allowed' && error instanceof AppError && typeof error.extras.allow === 'string') {
+    res.setHeader('Allow', error.extras.allow);
+    delete problem.allow;
+  }
+  res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+}

@@ -1,0 +1,62 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { AppError } from '@cardlens/errors';
+
+export interface RateLimitSettings {
+  perKeyPerMinute: number;
+  registrationAttemptsPerHour: number;
+  newAgentsPerDay: number;
+  openPerMinute: number;
+}
+
+export interface RateLimiters {
+  perKey: NamedLimiter;
+  registrationAttempts: NamedLimiter;
+  newAgents: NamedLimiter;
+  open: NamedLimiter;
+}
+
+export interface NamedLimiter {
+  /** The value of X-RateLimit-Policy for responses this limiter admitted. */
+  policy: string;
+  limiter: RateLimiterAbstract;
+}
+
+/**
+ * Redis-backed limits shared by every gateway replica; in-memory in the embedded mode. If Redis fails, an
+ * in-memory insurance limiter keeps enforcing per replica rather than failing open or closed.
+ */
+export function createRateLimiters(settings: RateLimitSettings, redis: Redis | undefined, keyPrefix = 'cl:rl'): RateLimiters {
+  const make = (name: string, points: number, duration: number): NamedLimiter => {
+    const options = { keyPrefix: `${keyPrefix}:${name}`, points, duration };
+    const limiter = redis
+      ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) })
+      : new RateLimiterMemory(options);
+    return { policy: `${name};limit=${points};window=${duration}s`, limiter };
+  };
+  return {
+    perKey: make('per-key', settings.perKeyPerMinute, 60),
+    registrationAttempts: make('registration-attempts-per-ip', settings.registrationAttemptsPerHour, 3600),
+    newAgents: make('new-agents-per-ip', settings.newAgentsPerDay, 86_400),
+    open: make('open-per-ip', settings.openPerMinute, 60),
+  };
+}
+
+/** Takes one point or throws 429 rate_limited with the seconds until a point is free again. */
+export async function consumeOrThrow(named: NamedLimiter, key: string): Promise<RateLimiterRes> {
+  try {
+    return await named.limiter.consume(key);
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) {
+      throw new AppError('rate_limited', `Rate limit exceeded (${named.policy}). Retry after the time in Retry-After.`, {
+        retryAfterSeconds: Math.ceil(rejection.msBeforeNext / 1000),
+      });
+    }
+    throw rejection;
+  }
+}
+
+/** Gives back a point taken for an attempt that did not count (e.g. a registration that failed). */
+export async function giveBack(named: NamedLimiter, key: string): Promise<void> {
+  await named.limiter.reward(key, 1);
+}

@@ -1,0 +1,43 @@
+import { Router, type Request, type Response } from 'express';
+import { errorTable } from '@cardlens/errors';
+import { openApiDocument } from '../openapi/document';
+import { methodNotAllowed } from '../http/request';
+
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Open, machine- and human-readable docs: the OpenAPI document and the page problem `type` URLs point to. */
+export function docsRoutes(deps: { baseUrl: string }): Router {
+  const router = Router();
+  const document = { ...openApiDocument, servers: [{ url: deps.baseUrl }] };
+
+  router.route('/openapi.json').get((_req: Request, res: Response) => void res.json(document)).all(methodNotAllowed('GET'));
+
+  router
+    .route('/api-docs')
+    .get((_req: Request, res: Response) => {
+      res.type('html').send(page('CardLens API', `
+        <p>Machine-readable description: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1, version ${escapeHtml(String(openApiDocument.info.version))}).</p>
+        <p>Error codes: <a href="/api-docs/errors">/api-docs/errors</a>. MCP server: <code>POST /mcp</code>.</p>
+        <p>Grades are AI estimates, not certified grades. Catalog data: TCGdex cards database and JunkWaxData CardLists (MIT licence).</p>`));
+    })
+    .all(methodNotAllowed('GET'));
+
+  router
+    .route('/api-docs/errors')
+    .get((_req: Request, res: Response) => {
+      const rows = Object.entries(errorTable)
+        .map(([code, e]) => `<tr id="${code}"><td><code>${code}</code></td><td>${e.httpStatus}</td><td>${escapeHtml(e.title)}</td></tr>`)
+        .join('\n');
+      res.type('html').send(page('CardLens error codes', `
+        <p>Every error is <code>application/problem+json</code> (RFC 9457) with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code> and the stable <code>code</code> below.</p>
+        <table><thead><tr><th>code</th><th>HTTP status</th><th>title</th></tr></thead><tbody>${rows}</tbody></table>`));
+    })
+    .all(methodNotAllowed('GET'));
+
+  router.route('/healthz').get((_req: Request, res: Response) => void res.json({ status: 'ok' })).all(methodNotAllowed('GET'));
+  return router;
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}

@@ -1,0 +1,62 @@
+import { createServer, type Server } from 'node:http';
+import { Redis } from 'ioredis';
+import type { Logger } from '@cardlens/telemetry';
+import { createApp } from './app';
+import type { GatewayConfig } from './config';
+import { createDownstream } from './downstream';
+import { createRateLimiters } from './http/rate-limits';
+
+export interface RunningGateway {
+  port: number;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Wires the gateway: downstream gRPC clients, rate limiters (Redis or memory), the express app. */
+export async function startGateway(options: { config: GatewayConfig; logger: Logger }): Promise<RunningGateway> {
+  const { config, logger } = options;
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+  redis?.on('error', (error) => logger.warn({ err: error }, 'redis error; rate limits fall back to per-replica memory'));
+  const limiters = createRateLimiters(
+    {
+      perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
+      registrationAttemptsPerHour: config.RATE_LIMIT_REGISTRATION_ATTEMPTS_PER_HOUR,
+      newAgentsPerDay: config.RATE_LIMIT_NEW_AGENTS_PER_DAY,
+      openPerMinute: config.RATE_LIMIT_OPEN_PER_MINUTE,
+    },
+    redis,
+    config.RATE_LIMIT_KEY_PREFIX,
+  );
+  const downstream = createDownstream({
+    accountsAddress: config.ACCOUNTS_GRPC_ADDRESS,
+    billingAddress: config.BILLING_GRPC_ADDRESS,
+    deadlineMs: config.GRPC_DEADLINE_MS,
+  });
+
+  // The base URL is only known after listen() when the port is 0 (tests, embedded mode).
+  const holder: { baseUrl: string } = { baseUrl: config.PUBLIC_BASE_URL ?? '' };
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.GATEWAY_PORT, config.GATEWAY_HOST, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.GATEWAY_PORT;
+  const host = config.GATEWAY_HOST.includes(':') ? `[${config.GATEWAY_HOST}]` : config.GATEWAY_HOST;
+  holder.baseUrl = (config.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, '');
+
+  const app = createApp({ downstream, limiters, baseUrl: holder.baseUrl, trustProxyHops: config.TRUST_PROXY_HOPS, logger });
+  server.on('request', app);
+  logger.info({ baseUrl: holder.baseUrl }, 'gateway listening');
+
+  return {
+    port,
+    baseUrl: holder.baseUrl,
+    stop: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      downstream.close();
+      redis?.disconnect();
+    },
+  };
+}
