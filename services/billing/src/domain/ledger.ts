@@ -26,39 +26,56 @@ export interface AppendedEntry {
 
 /**
  * The only way the balance moves: one ledger row and one balance update in the caller's transaction.
- * The conditional UPDATE refuses to go below zero (the CHECK constraint is the backstop), and the unique
- * idempotency key makes a retried effect a no-op that returns the original entry.
+ * It refuses to go below zero (the CHECK constraint is the backstop), and the unique idempotency key makes a
+ * retried effect a no-op that returns the original entry.
  */
 export async function appendEntry(tx: Tx, entry: EntryRequest): Promise<AppendedEntry> {
+  // Lock the agent's balance row first: concurrent effects for one agent then run one after the other, and
+  // the idempotency check below sees whatever a concurrent twin committed before us.
+  await tx.$executeRaw`INSERT INTO "billing"."credit_accounts" ("agent_id", "balance", "updated_at") VALUES (${entry.agentId}::int, 0, now()) ON CONFLICT ("agent_id") DO NOTHING`;
+  const locked = await tx.$queryRaw<{ balance: number }[]>`SELECT "balance" FROM "billing"."credit_accounts" WHERE "agent_id" = ${entry.agentId}::int FOR UPDATE`;
+  const balance = locked[0]?.balance ?? 0;
+
   const existing = await tx.ledgerEntry.findUnique({ where: { idempotencyKey: entry.idempotencyKey } });
   if (existing) return { entryId: existing.id, balanceAfter: existing.balanceAfter, replayed: true, amount: existing.amount };
 
-  await tx.$executeRaw`INSERT INTO "billing"."credit_accounts" ("agent_id", "balance", "updated_at") VALUES (${entry.agentId}, 0, now()) ON CONFLICT ("agent_id") DO NOTHING`;
-  const updated = await tx.$queryRaw<{ balance: number }[]>`
-    UPDATE "billing"."credit_accounts"
-       SET "balance" = "balance" + ${entry.amount}, "updated_at" = now(),
-           "has_purchased" = "has_purchased" OR ${entry.kind === 'purchase'}
-     WHERE "agent_id" = ${entry.agentId} AND "balance" + ${entry.amount} >= 0
-     RETURNING "balance"`;
-  const row = updated[0];
-  if (!row) {
-    const account = await tx.creditAccount.findUnique({ where: { agentId: entry.agentId } });
-    const balance = account?.balance ?? 0;
+  if (balance + entry.amount < 0) {
     throw new AppError('insufficient_credits', `This request costs ${-entry.amount} credits; the balance is ${balance}.`, {
       extras: { creditsRemaining: balance, purchaseUrl: '/v1/credits/packs' },
     });
   }
+  // The CHECK constraint (balance >= 0) is the backstop should this arithmetic ever be wrong.
+  const updated = await tx.$queryRaw<{ balance: number }[]>`
+    UPDATE "billing"."credit_accounts"
+       SET "balance" = "balance" + ${entry.amount}::int, "updated_at" = now(),
+           "has_purchased" = "has_purchased" OR ${entry.kind === 'purchase'}::boolean
+     WHERE "agent_id" = ${entry.agentId}::int
+     RETURNING "balance"`;
+  const balanceAfter = updated[0]?.balance ?? balance + entry.amount;
   const created = await tx.ledgerEntry.create({
     data: {
       agentId: entry.agentId,
       kind: entry.kind,
       amount: entry.amount,
-      balanceAfter: row.balance,
+      balanceAfter,
       causeType: entry.causeType,
       causeId: entry.causeId,
       idempotencyKey: entry.idempotencyKey,
       refundOfId: entry.refundOfId ?? null,
     },
   });
-  return { entryId: created.id, balanceAfter: row.balance, replayed: false, amount: entry.amount };
+  return { entryId: created.id, balanceAfter, replayed: false, amount: entry.amount };
+}
+
+/**
+ * Runs a ledger transaction; if it lost a race on a unique idempotency key (Prisma P2002), runs it once more,
+ * which then finds the winner's entry and reports it as a replay instead of failing.
+ */
+export async function retryOnIdempotencyRace<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if ((error as { code?: string } | null)?.code === 'P2002') return run();
+    throw error;
+  }
 }

@@ -29,12 +29,12 @@ export async function grantTrialCredits(
     const refused = await tx.ledgerEntry.findUnique({ where: { idempotencyKey: outcomeKey } });
     if (refused) return { creditsGranted: 0, poolExhausted: true };
 
-    // Row-locked conditional increment: concurrent registrations can never overdraw the pool.
+    // Row-locked conditional increment (parameters cast: untyped they would compare as text): concurrent registrations can never overdraw the pool.
     const taken = await tx.$executeRaw`
       INSERT INTO "billing"."trial_pool_days" ("day", "granted")
-      SELECT ${day}::date, ${amount} WHERE ${amount} <= ${deps.dailyPoolCredits}
-      ON CONFLICT ("day") DO UPDATE SET "granted" = "trial_pool_days"."granted" + ${amount}
-       WHERE "trial_pool_days"."granted" + ${amount} <= ${deps.dailyPoolCredits}`;
+      SELECT ${day}::date, ${amount}::int WHERE ${amount}::int <= ${deps.dailyPoolCredits}::int
+      ON CONFLICT ("day") DO UPDATE SET "granted" = "trial_pool_days"."granted" + ${amount}::int
+       WHERE "trial_pool_days"."granted" + ${amount}::int <= ${deps.dailyPoolCredits}::int`;
     if (taken === 0) {
       // Record the refusal (a zero entry) so the ledger explains why this agent started with nothing.
       await appendEntry(tx, { agentId: request.agentId, kind: 'grant', amount: 0, causeType: 'trial_pool_exhausted', causeId: day, idempotencyKey: outcomeKey });

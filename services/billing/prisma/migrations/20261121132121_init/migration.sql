@@ -47,7 +47,7 @@ CREATE INDEX "ledger_entries_agent_id_id_idx" ON "billing"."ledger_entries"("age
 -- AddForeignKey
 ALTER TABLE "billing"."ledger_entries" ADD CONSTRAINT "ledger_entries_agent_id_fkey" FOREIGN KEY ("agent_id") REFERENCES "billing"."credit_accounts"("agent_id") ON DELETE RESTRICT ON UPDATE CASCADE;
 
--- Ledger invariants the database itself guarantees (Prisma does not model CHECK constraints; drift checks ignore them).
+-- Ledger invariants the database itself guarantees (Prisma does not model CHECK constraints, and drift checks ignore them).
 ALTER TABLE "billing"."credit_accounts" ADD CONSTRAINT "credit_accounts_balance_non_negative" CHECK ("balance" >= 0);
 ALTER TABLE "billing"."ledger_entries" ADD CONSTRAINT "ledger_entries_kind_valid" CHECK ("kind" IN ('grant', 'debit', 'refund', 'purchase'));
 ALTER TABLE "billing"."ledger_entries" ADD CONSTRAINT "ledger_entries_amount_sign" CHECK (
