@@ -38,6 +38,7 @@ export class KafkaBus implements Bus {
   private readonly admin: Admin;
   private readonly consumers = new Set<ConsumerEntry>();
   private readonly knownTopics = new Set<string>();
+  private readonly declared: string[];
   private state: 'new' | 'starting' | 'started' | 'stopping' | 'stopped' = 'new';
 
   constructor(private readonly options: KafkaBusOptions) {
@@ -60,6 +61,7 @@ export class KafkaBus implements Bus {
       createPartitioner: Partitioners.DefaultPartitioner,
     });
     this.admin = this.kafka.admin();
+    this.declared = [...(options.topics ?? [])];
   }
 
   async start(): Promise<void> {
@@ -69,7 +71,7 @@ export class KafkaBus implements Bus {
       await this.admin.connect();
       await this.producer.connect();
       const subscribed = [...this.consumers].flatMap((c) => [c.options.topic, deadLetterTopic(c.options.topic)]);
-      await this.ensureTopics([...(this.options.topics ?? []), ...subscribed]);
+      await this.ensureTopics([...this.declared, ...subscribed]);
       this.state = 'started';
       await Promise.all([...this.consumers].map((c) => this.run(c)));
     } catch (err) {
@@ -96,6 +98,10 @@ export class KafkaBus implements Bus {
   }
 
   async ensureTopics(topics: string[]): Promise<void> {
+    if (this.state === 'new') {
+      this.declared.push(...topics); // created by start(), once the admin client is connected
+      return;
+    }
     const missing = [...new Set(topics)].filter((t) => !this.knownTopics.has(t));
     if (missing.length === 0) return;
     // createTopics skips topics that already exist, so every instance can run this on start.
@@ -155,6 +161,9 @@ export class KafkaBus implements Bus {
     // after each batch and before a rebalance. Returning = handled or dead-lettered; throwing = the
     // partition is re-fetched from that message (at-least-once).
     await consumer.run({
+      // Partitions are processed side by side (kafkajs default: one at a time), so a message in
+      // retry backoff holds up only its own partition, as in the InProcessBus.
+      partitionsConsumedConcurrently: this.options.partitions ?? 3,
       eachMessage: async ({ partition, message, heartbeat }) => {
         const headers = decodeHeaders(message.headers);
         // A message from a producer outside the bus has no id header; its offset is as stable an id.

@@ -70,6 +70,7 @@ export interface Bus {
   start(): Promise<void>;
   /** Stops consumers (letting in-flight handlers finish), then the producer. */
   stop(): Promise<void>;
+  /** Creates missing topics; called before start(), they are created by start(). */
   ensureTopics(topics: string[]): Promise<void>;
   /** Resolves once the messages are durably accepted (Kafka: acks=all); delivery is always asynchronous. */
   publish(topic: string, messages: OutgoingMessage[]): Promise<void>;

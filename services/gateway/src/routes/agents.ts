@@ -72,6 +72,7 @@ export function agentRoutes(deps: { downstream: Downstream; limiters: RateLimite
 }
 
 function parseBody(raw: unknown): z.infer<typeof registrationBody> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new AppError('invalid_body', 'The request body must be a JSON object.');
   const result = registrationBody.safeParse(raw);
   if (!result.success) throw new AppError('invalid_body', result.error.issues.map((i) => i.message).join('; '));
   return result.data;

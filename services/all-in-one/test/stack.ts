@@ -1,0 +1,102 @@
+import { pino } from 'pino';
+import { createDatabase, type Database } from '@cardlens/db';
+import { createTestDatabase, deleteRedisKeys, infraUrls, uniqueRedisPrefix, type TestDatabase } from '@cardlens/testing';
+import { expectMatchesOpenApi } from '../../gateway/src/openapi/validate-response';
+import { startEmbedded, type Embedded } from '../src/embedded';
+
+export type StackMode = 'embedded' | 'infra';
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  json: Record<string, unknown>;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Client address as seen through the (trusted) proxy hop, so tests can act as different callers. */
+  ip?: string;
+  /** For routes/methods the API does not have: the document cannot describe them, so only the problem shape is checked. */
+  undocumented?: boolean;
+}
+
+export interface Stack {
+  mode: StackMode;
+  baseUrl: string;
+  /** Calls the API and checks the response (status, content type, body, headers) against the OpenAPI document. */
+  call(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole system in this process, through HTTP → gateway → gRPC → services:
+ * - embedded: an in-memory PGlite and in-memory rate limits (the `npm start` defaults);
+ * - infra: a fresh database on the real Postgres and rate limits on the real Redis (CI).
+ */
+export async function startStack(mode: StackMode, env: Record<string, string> = {}): Promise<Stack> {
+  let testDb: TestDatabase | undefined;
+  let database: Database;
+  let redisPrefix: string | undefined;
+  if (mode === 'infra') {
+    testDb = await createTestDatabase({ label: 'e2e' });
+    database = await createDatabase({ kind: 'postgres', url: testDb.url });
+    redisPrefix = uniqueRedisPrefix('e2e');
+  } else {
+    database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
+  }
+  let embedded: Embedded;
+  try {
+    embedded = await startEmbedded({
+      database,
+      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix } : {}), ...env },
+      logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
+      ...(mode === 'infra' ? { redisUrl: infraUrls().redisUrl } : {}),
+    });
+  } catch (error) {
+    await database.close();
+    await testDb?.drop();
+    throw error;
+  }
+
+  return {
+    mode,
+    baseUrl: embedded.baseUrl,
+    async call(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.ip) headers['X-Forwarded-For'] = options.ip;
+      let body: string | undefined = options.rawBody;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['Content-Type'] ??= 'application/json';
+      }
+      const response = await fetch(embedded.baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
+      const text = await response.text();
+      const contentType = response.headers.get('content-type') ?? '';
+      const parsed: unknown = contentType.includes('json') && text ? JSON.parse(text) : text;
+      if (options.undocumented) {
+        expectProblemShape(contentType, parsed);
+      } else if (!path.startsWith('/api-docs')) {
+        expectMatchesOpenApi(method, path, response.status, contentType.split(';')[0]!.trim(), parsed, response.headers);
+      }
+      return { status: response.status, headers: response.headers, body: parsed, json: (typeof parsed === 'object' && parsed ? parsed : {}) as Record<string, unknown> };
+    },
+    async stop() {
+      await embedded.stop();
+      await database.close();
+      await testDb?.drop();
+      if (redisPrefix) await deleteRedisKeys(redisPrefix);
+    },
+  };
+}
+
+/** RFC 9457 as this API promises it: problem+json with type, title, status, detail and code. */
+function expectProblemShape(contentType: string, body: unknown): void {
+  if (!contentType.startsWith('application/problem+json')) throw new Error(`expected application/problem+json, got ${contentType}`);
+  const problem = body as Record<string, unknown>;
+  for (const [member, type] of [['type', 'string'], ['title', 'string'], ['status', 'number'], ['detail', 'string'], ['code', 'string']] as const) {
+    if (typeof problem[member] !== type) throw new Error(`problem member ${member} should be a ${type}: ${JSON.stringify(body)}`);
+  }
+}

@@ -1,1 +1,0 @@
-import parser from '@readme/openapi-parser'; export default parser;
