@@ -80,7 +80,7 @@ module.exports = {
         'Any other generated folder (e.g. Prisma clients of test fixtures) stays private to the workspace ' +
         'that generates it.',
       from: { path: '^((packages|services)/[^/]+)/' },
-      to: { path: '/generated/', pathNot: '^$1/' },
+      to: { path: '^(packages|services)/.+/generated/', pathNot: '^$1/' },
     },
     {
       name: 'no-circular',
@@ -124,8 +124,9 @@ module.exports = {
       path: ['(^|/)node_modules/', '(^|/)src/generated/', '(^|/)test/generated/'],
     },
     exclude: {
-      // Throwaway experiments that are not part of any build.
-      path: ['(^|/)\\.scratch/', '^packages/db/scratch/', '(^|/)dist/', '(^|/)coverage/', '(^|/)\\.turbo/'],
+      // Our own build output and throwaway experiments (anchored to the workspaces: a `dist/` inside
+      // node_modules is a package's real entry point and must stay visible).
+      path: '^(packages|services)/[^/]+/(dist|coverage|\\.turbo|\\.scratch|scratch)/',
     },
     moduleSystems: ['es6', 'cjs'],
     // Count `import type` too: a type-only import of another service is still a coupling.
@@ -135,7 +136,8 @@ module.exports = {
     combinedDependencies: true,
     enhancedResolveOptions: {
       exportsFields: ['exports'],
-      conditionNames: ['import', 'require', 'node', 'default'],
+      // As Node resolves an ESM `import` (every workspace is "type": "module").
+      conditionNames: ['import', 'node', 'default'],
       extensions: ['.ts', '.tsx', '.d.ts', '.js', '.mjs', '.cjs', '.json'],
       mainFields: ['module', 'main', 'types', 'typings'],
     },

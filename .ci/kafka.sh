@@ -160,7 +160,12 @@ cmd_start() {
   mkdir -p "$DATA" "$LOGS"
   write_config
   local cluster_id
-  cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+  # Kafka's Uuid text form: 16 random bytes, URL-safe base64 without padding (22 characters). One that
+  # starts with '-' would read as an option, so draw again.
+  cluster_id=-
+  while [[ "$cluster_id" == -* ]]; do
+    cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+  done
   "$JAVA" -Xmx256m -cp "$LIB/*" -Dlog4j2.configurationFile="file:$LOG4J_CONF" \
     kafka.tools.StorageTool format --cluster-id "$cluster_id" --config "$CONF" >"$LOGS/format.log" 2>&1 \
     || { cat "$LOGS/format.log" >&2; die "storage format failed"; }
@@ -168,13 +173,13 @@ cmd_start() {
 
   rm -f "$PIDFILE"
   # setsid: the broker outlives the shell (and its Ctrl-C) that started it. The inner bash records its own
-  # pid and then execs java, so the pid file names the JVM itself.
+  # pid and then execs java, so the pid file names the JVM itself. 9>&-: the broker must not hold the lock.
   # shellcheck disable=SC2086,SC2016
   setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDFILE" \
     "$JAVA" $HEAP_OPTS -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
     -XX:+ExplicitGCInvokesConcurrent -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
     -Dlog4j2.configurationFile="file:$LOG4J_CONF" -Dkafka.logs.dir="$LOGS" \
-    -cp "$LIB/*" kafka.Kafka "$CONF" </dev/null >"$LOGFILE" 2>&1 &
+    -cp "$LIB/*" kafka.Kafka "$CONF" </dev/null >"$LOGFILE" 2>&1 9>&- &
   for _ in $(seq 1 50); do
     [[ -s "$PIDFILE" ]] && break
     sleep 0.1
@@ -234,9 +239,16 @@ cmd_status() {
   return 3
 }
 
+# start and stop of one checkout never overlap (two shells starting at once would format the same data).
+lock() {
+  mkdir -p "$WORK"
+  exec 9>"$WORK/.lock"
+  flock -w 120 9 || die "another kafka.sh start/stop of this checkout is still running"
+}
+
 case "${1:-}" in
-  start) cmd_start ;;
-  stop) cmd_stop ;;
+  start) lock && cmd_start ;;
+  stop) lock && cmd_stop ;;
   status) cmd_status ;;
   *) echo "usage: $0 start|stop|status" >&2; exit 64 ;;
 esac

@@ -23,6 +23,11 @@ export interface KafkaBusOptions {
   partitions?: number;
   /** 1 for a single local broker; 3 in production. */
   replicationFactor?: number;
+  /**
+   * Namespace for every topic on the cluster (e.g. `staging.`), so environments or test runs can share one
+   * Kafka without reading each other's messages. Callers keep using the logical names.
+   */
+  topicPrefix?: string;
 }
 
 interface ConsumerEntry {
@@ -102,7 +107,7 @@ export class KafkaBus implements Bus {
       this.declared.push(...topics); // created by start(), once the admin client is connected
       return;
     }
-    const missing = [...new Set(topics)].filter((t) => !this.knownTopics.has(t));
+    const missing = [...new Set(topics.map((t) => this.physical(t)))].filter((t) => !this.knownTopics.has(t));
     if (missing.length === 0) return;
     // createTopics skips topics that already exist, so every instance can run this on start.
     await this.admin.createTopics({
@@ -121,7 +126,7 @@ export class KafkaBus implements Bus {
     if (messages.length === 0) return;
     await publishTraced(topic, messages, async (prepared) => {
       await this.producer.send({
-        topic,
+        topic: this.physical(topic),
         acks: -1,
         messages: prepared.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
       });
@@ -156,7 +161,7 @@ export class KafkaBus implements Bus {
     });
     await consumer.connect();
     // A new group starts at the oldest retained message, so nothing published before its first start is missed.
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.subscribe({ topics: [this.physical(topic)], fromBeginning: true });
     // kafkajs resolves a message's offset only when eachMessage returns; it commits resolved offsets
     // after each batch and before a rebalance. Returning = handled or dead-lettered; throwing = the
     // partition is re-fetched from that message (at-least-once).
@@ -176,6 +181,10 @@ export class KafkaBus implements Bus {
         this.logger.warn({ topic, groupId, partition, offset: message.offset, messageId: id }, 'message dead-lettered');
       },
     });
+  }
+
+  private physical(topic: string): string {
+    return (this.options.topicPrefix ?? '') + topic;
   }
 
   private async halt(entry: ConsumerEntry): Promise<void> {

@@ -10,7 +10,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { databaseConfigFromEnv } from './env';
+import type { DatabaseConfig } from './client';
+import { DEFAULT_PGLITE_DIR } from './env';
 import { diffMigration, migrate, newMigration, openShadowDatabase } from './migrate';
 import { closePGlite, openPGlite } from './pglite';
 import { serviceLayout } from './schema-files';
@@ -97,6 +98,16 @@ function parse(argv: string[]): Parsed {
   };
 }
 
+/** host:port/database of a URL, never its credentials. */
+function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
 const seconds = (started: number) => `${((Date.now() - started) / 1000).toFixed(1)} s`;
 
 async function runMigrate(args: Parsed): Promise<number> {
@@ -105,18 +116,19 @@ async function runMigrate(args: Parsed): Promise<number> {
     console.log('no services with prisma/schema.prisma');
     return 0;
   }
-  const fromEnv = databaseConfigFromEnv(args.root);
-  const config = args.pglite ? { kind: 'pglite' as const, dataDir: args.pglite } : fromEnv;
+  const url = args.pglite ? undefined : process.env.DATABASE_URL?.trim();
+  const dataDir = args.pglite ?? path.join(args.root, DEFAULT_PGLITE_DIR);
   const started = Date.now();
   // One PGlite for all services (it is single-connection and heavy); migrations on it run one at a time.
-  const pglite = config.kind === 'pglite' ? await openPGlite(config.dataDir) : undefined;
-  console.log(config.kind === 'postgres' ? `migrating on Postgres (DATABASE_URL)` : `migrating on PGlite ${config.dataDir}`);
+  const pglite = url ? undefined : await openPGlite(dataDir);
+  const database: DatabaseConfig = pglite ? { kind: 'pglite', pglite } : { kind: 'postgres', url: url ?? '' };
+  console.log(pglite ? `migrating on PGlite ${dataDir}` : `migrating on Postgres ${describeUrl(url ?? '')} (DATABASE_URL)`);
   try {
     for (const name of services) {
       const t = Date.now();
       const result = await migrate({
         ...serviceLayout(path.join(args.root, 'services', name)),
-        database: pglite ? { kind: 'pglite', pglite } : config,
+        database,
       });
       console.log(
         result.applied.length

@@ -4,7 +4,7 @@
 // directory takes about 0.6-1 s) and single-connection, so one process opens ONE instance per data directory
 // and every service shares it, each with its own PrismaClient (see client.ts for what that means for
 // transactions). Two processes must never open the same data directory: a lock file next to it refuses that.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -120,52 +120,87 @@ export async function closePGlite(pglite: PGlite): Promise<void> {
   }
 }
 
-async function createPGlite(dataDir: string): Promise<PGlite> {
-  return PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS });
-}
+// initdb dominates a fresh start (4-6 s), so the first fresh instance dumps its pristine data directory to a
+// tarball (node_modules/.cache/cardlens-db, else the OS temp folder) and later fresh instances, in memory or on
+// disk, load that instead (about 1-2 s). The tarball is keyed by the PGlite version; a bad one is dropped.
 
-// ---------------------------------------------------------------------------------------------------------
-// Throwaway in-memory instances (shadow databases for diffs, tests). initdb dominates a fresh start, so the
-// first one dumps its pristine data directory to a tarball in the OS temp folder and later ones load that
-// (about 1 s instead of 4-6 s). The tarball is keyed by the PGlite version; a bad one is ignored and rewritten.
-
-function pgliteVersion(): string {
+function pgliteModulePaths(): { version: string; nodeModules: string | undefined } {
   try {
     const require = createRequire(import.meta.url);
-    const entry = require.resolve('@electric-sql/pglite');
-    const pkg = JSON.parse(readFileSync(path.join(entry, '..', '..', 'package.json'), 'utf8')) as { version?: string };
-    return pkg.version ?? 'unknown';
+    const entry = require.resolve('@electric-sql/pglite'); // <node_modules>/@electric-sql/pglite/dist/index.cjs
+    const pkgDir = path.resolve(entry, '..', '..');
+    const pkg = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version?: string };
+    return { version: pkg.version ?? 'unknown', nodeModules: path.resolve(pkgDir, '..', '..') };
   } catch {
-    return 'unknown';
+    return { version: 'unknown', nodeModules: undefined };
   }
 }
 
-function templatePath(): string {
-  return path.join(os.tmpdir(), `cardlens-pglite-template-${pgliteVersion()}.tar`);
+function templatePaths(): string[] {
+  const { version, nodeModules } = pgliteModulePaths();
+  const file = `pglite-template-${version}.tar`;
+  return [
+    ...(nodeModules ? [path.join(nodeModules, '.cache', 'cardlens-db', file)] : []),
+    path.join(os.tmpdir(), `cardlens-db-${file}`),
+  ];
 }
 
-/** A new, empty in-memory PGlite (pg_trgm loaded), started from the cached pristine template when there is one. */
-export async function createThrowawayPGlite(): Promise<PGlite> {
-  const template = templatePath();
-  if (existsSync(template)) {
+function readTemplate(): { path: string; blob: Blob } | undefined {
+  for (const candidate of templatePaths()) {
     try {
-      return await PGlite.create({
-        dataDir: 'memory://',
-        loadDataDir: new Blob([readFileSync(template)]),
-        extensions: PGLITE_EXTENSIONS,
-      });
+      if (existsSync(candidate)) return { path: candidate, blob: new Blob([readFileSync(candidate)]) };
     } catch {
-      rmSync(template, { force: true });
+      // unreadable: try the next place
     }
   }
-  const fresh = await createPGlite('memory://');
-  try {
-    const dump = await fresh.dumpDataDir('none');
-    const tmp = `${template}.${process.pid}.${Date.now()}`;
-    writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
-    renameSync(tmp, template);
-  } catch {
-    // the cache is an optimisation only
+  return undefined;
+}
+
+async function saveTemplate(pglite: PGlite): Promise<void> {
+  const tar = Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer());
+  for (const candidate of templatePaths()) {
+    try {
+      mkdirSync(path.dirname(candidate), { recursive: true });
+      const tmp = `${candidate}.${process.pid}.${Date.now()}`;
+      writeFileSync(tmp, tar);
+      renameSync(tmp, candidate);
+      return;
+    } catch {
+      // not writable: try the next place
+    }
   }
-  return fresh;
+}
+
+function isEmptyDir(dir: string): boolean {
+  return !existsSync(dir) || readdirSync(dir).length === 0;
+}
+
+async function createPGlite(dataDir: string): Promise<PGlite> {
+  const options = { dataDir, extensions: PGLITE_EXTENSIONS };
+  if (!isMemory(dataDir) && !isEmptyDir(dataDir)) return PGlite.create(options);
+  if (!isMemory(dataDir)) mkdirSync(dataDir, { recursive: true });
+  const template = readTemplate();
+  if (template) {
+    try {
+      return await PGlite.create({ ...options, loadDataDir: template.blob });
+    } catch {
+      rmSync(template.path, { force: true });
+      if (!isMemory(dataDir)) {
+        rmSync(dataDir, { recursive: true, force: true });
+        mkdirSync(dataDir, { recursive: true });
+      }
+    }
+  }
+  const pglite = await PGlite.create(options);
+  try {
+    await saveTemplate(pglite);
+  } catch {
+    // the template is an optimisation only
+  }
+  return pglite;
+}
+
+/** A new, empty in-memory PGlite (pg_trgm loaded): shadow databases for diffs, tests. Close it when done. */
+export function createThrowawayPGlite(): Promise<PGlite> {
+  return createPGlite('memory://');
 }

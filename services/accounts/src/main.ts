@@ -1,21 +1,27 @@
+import { KafkaBus } from '@cardlens/bus';
+import { ConfigError } from '@cardlens/config';
 import { databaseConfigFromEnv } from '@cardlens/db';
 import { createLogger, startTelemetry } from '@cardlens/telemetry';
 import { loadAccountsConfig } from './config';
 import { startAccountsService } from './service';
 
-// The accounts process in production: config from the environment, Postgres, one gRPC server.
+// The accounts process in production: config from the environment, Postgres, Kafka, one gRPC server.
 const config = loadAccountsConfig();
 const telemetry = startTelemetry({ serviceName: 'accounts', exporter: config.OTEL_EXPORTER });
 const logger = createLogger('accounts');
+if (!config.KAFKA_BROKERS?.length) throw new ConfigError('Invalid configuration for accounts:\n  - KAFKA_BROKERS: required when accounts runs as its own process');
+const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: 'accounts', topicPrefix: config.KAFKA_TOPIC_PREFIX, logger });
 const service = await startAccountsService({
   config,
   database: databaseConfigFromEnv(process.cwd(), process.env, config.DATABASE_POOL_SIZE),
+  bus,
   logger,
 });
+await bus.start();
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     logger.info({ signal }, 'shutting down');
-    void service.stop().then(() => telemetry()).then(() => process.exit(0));
+    void service.stop().then(() => bus.stop()).then(() => telemetry()).then(() => process.exit(0));
   });
 }

@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Bus } from '@cardlens/bus';
 import { billingV1, commonV1 } from '@cardlens/contracts';
 import { migrate, openPrisma, serviceLayout, type Database, type DatabaseConfig } from '@cardlens/db';
 import { callUnary, createClient, startGrpcServer } from '@cardlens/grpc-kit';
 import type { Logger } from '@cardlens/telemetry';
 import type { AccountsConfig } from './config';
 import { PrismaClient } from './db';
+import { subscribePaymentConfirmations } from './events/payment-confirmations';
 import { accountsGrpcService } from './grpc/accounts-grpc';
 import type { GrantTrialCredits } from './use-cases/register-agent';
 
@@ -16,13 +18,15 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Wires the accounts service: database (migrated), billing client, gRPC server. */
+/** Wires the accounts service: database (migrated), billing client, payment-confirmation consumer, gRPC server. */
 export async function startAccountsService(options: {
   config: AccountsConfig;
   database: DatabaseConfig | Database;
+  /** Subscriptions are registered here; the caller starts the bus once every service has subscribed. */
+  bus: Bus;
   logger: Logger;
 }): Promise<RunningService> {
-  const { config, database, logger } = options;
+  const { config, database, bus, logger } = options;
   if (config.MIGRATE_ON_START) {
     const result = await migrate({ ...serviceLayout(accountsServiceDir), database, logger });
     logger.info({ applied: result.applied }, 'accounts migrations applied');
@@ -40,6 +44,8 @@ export async function startAccountsService(options: {
     return { creditsGranted: response.creditsGranted, poolExhausted: response.poolExhausted };
   };
 
+  const paymentConfirmations = await subscribePaymentConfirmations(bus, prisma);
+
   const server = await startGrpcServer({
     host: config.ACCOUNTS_GRPC_HOST,
     port: config.ACCOUNTS_GRPC_PORT,
@@ -50,6 +56,7 @@ export async function startAccountsService(options: {
     grpcPort: server.port,
     stop: async () => {
       await server.shutdown();
+      await paymentConfirmations.stop();
       billing.close();
       await close();
     },

@@ -1,3 +1,4 @@
+import { InProcessBus, type Bus } from '@cardlens/bus';
 import type { Database } from '@cardlens/db';
 import type { Logger } from '@cardlens/telemetry';
 import { loadAccountsConfig } from '../../accounts/src/config';
@@ -9,6 +10,7 @@ import { startGateway } from '../../gateway/src/service';
 
 export interface Embedded {
   baseUrl: string;
+  bus: Bus;
   ports: { gateway: number; accounts: number; billing: number };
   stop(): Promise<void>;
 }
@@ -25,8 +27,11 @@ export async function startEmbedded(options: {
   logger: Logger;
   /** Real Redis for rate limits (the end-to-end tests on real infrastructure); absent = in-memory. */
   redisUrl?: string;
+  /** The message bus; absent = the in-process bus. Started here, once every service has subscribed. */
+  bus?: Bus;
 }): Promise<Embedded> {
   const { database, env, logger } = options;
+  const bus = options.bus ?? new InProcessBus({ logger: logger.child({ component: 'bus' }) });
   const loopback = '127.0.0.1';
   const billing = await startBillingService({
     config: loadBillingConfig({ BILLING_GRPC_PORT: '0', ...env, BILLING_GRPC_HOST: loopback }),
@@ -34,10 +39,17 @@ export async function startEmbedded(options: {
     logger: logger.child({ service: 'billing' }),
   });
   const accounts = await startAccountsService({
-    config: loadAccountsConfig({ ACCOUNTS_GRPC_PORT: '0', ...env, ACCOUNTS_GRPC_HOST: loopback, BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}` }),
+    config: loadAccountsConfig({
+      ACCOUNTS_GRPC_PORT: '0',
+      ...env,
+      ACCOUNTS_GRPC_HOST: loopback,
+      BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}`,
+    }),
     database,
+    bus,
     logger: logger.child({ service: 'accounts' }),
   });
+  await bus.start();
   const gateway = await startGateway({
     config: loadGatewayConfig({
       ...env,
@@ -51,11 +63,13 @@ export async function startEmbedded(options: {
   });
   return {
     baseUrl: gateway.baseUrl,
+    bus,
     ports: { gateway: gateway.port, accounts: accounts.grpcPort, billing: billing.grpcPort },
     stop: async () => {
       await gateway.stop();
       await accounts.stop();
       await billing.stop();
+      await bus.stop();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { billingEventsV1, events, timestampFromDate } from '@cardlens/contracts';
 import { describeWithInfra } from '@cardlens/testing';
 import { startStack, type Stack, type StackMode } from './stack';
 
@@ -84,7 +85,7 @@ function apiSuite(mode: StackMode) {
     });
 
     it('GET /v1/agents/me works with Bearer and with X-Api-Key, with the headers the spec promises', async () => {
-      for (const headers of [{ Authorization: `Bearer ${apiKey}` }, { 'X-Api-Key': apiKey }]) {
+      for (const headers of [{ Authorization: `Bearer ${apiKey}` }, { 'X-Api-Key': apiKey }] as Record<string, string>[]) {
         const r = await stack.call('GET', '/v1/agents/me', { headers });
         expect(r.status).toBe(200);
         expect(r.json).toMatchObject({ name: 'auth bot', tier: 'registered', credits: 3, keyPrefix: apiKey.slice(0, 12) });
@@ -155,6 +156,35 @@ function apiSuite(mode: StackMode) {
     });
   });
 
+  describe('payment confirmations on the bus', () => {
+    it('a confirmed credit-pack purchase makes the agent paid, once, even when redelivered', async () => {
+      const registered = await register({ name: 'buyer bot' });
+      const agentId = Number(registered.json.agentId);
+      const confirmation = events.paymentConfirmationReceived.encode(
+        billingEventsV1.PaymentConfirmationReceived.fromPartial({
+          providerEventId: `evt_${agentId}`,
+          kind: billingEventsV1.PaymentKind.CREDIT_PACK,
+          agentId,
+          pack: 'starter',
+          amountCents: 500,
+          currency: 'usd',
+          credits: 25,
+          occurredAt: timestampFromDate(new Date()),
+        }),
+      );
+      const message = { id: `payment-${agentId}`, key: String(agentId), value: confirmation };
+      await stack.bus.publish(events.paymentConfirmationReceived.topic, [message]);
+      await stack.bus.publish(events.paymentConfirmationReceived.topic, [message]); // a redelivery
+      const key = { 'X-Api-Key': String(registered.json.apiKey) };
+      let tier = '';
+      for (let i = 0; i < 100 && tier !== 'paid'; i++) {
+        tier = String((await stack.call('GET', '/v1/agents/me', { headers: key })).json.tier);
+        if (tier !== 'paid') await new Promise((r) => setTimeout(r, 150));
+      }
+      expect(tier).toBe('paid');
+    });
+  });
+
   describe('open price lists', () => {
     it('GET /v1/pricing has the module costs, packs and trial amounts', async () => {
       const r = await stack.call('GET', '/v1/pricing', { ip: freshIp() });
@@ -216,7 +246,7 @@ function apiSuite(mode: StackMode) {
 }
 
 describe('HTTP API on the embedded defaults (PGlite, in-memory limits)', () => apiSuite('embedded'));
-describeWithInfra(['postgres', 'redis'], 'HTTP API on real Postgres and Redis', () => apiSuite('infra'));
+describeWithInfra(['postgres', 'redis', 'kafka'], 'HTTP API on real Postgres, Redis and Kafka', () => apiSuite('infra'));
 
 describe('the global daily trial pool', () => {
   let stack: Stack;

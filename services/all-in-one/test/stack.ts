@@ -1,6 +1,15 @@
 import { pino } from 'pino';
+import { KafkaBus, type Bus } from '@cardlens/bus';
 import { createDatabase, type Database } from '@cardlens/db';
-import { createTestDatabase, deleteRedisKeys, infraUrls, uniqueRedisPrefix, type TestDatabase } from '@cardlens/testing';
+import {
+  createTestDatabase,
+  deleteRedisKeys,
+  deleteTopicsWithPrefix,
+  infraUrls,
+  uniqueRedisPrefix,
+  uniqueTopicPrefix,
+  type TestDatabase,
+} from '@cardlens/testing';
 import { expectMatchesOpenApi } from '../../gateway/src/openapi/validate-response';
 import { startEmbedded, type Embedded } from '../src/embedded';
 
@@ -26,6 +35,8 @@ export interface RequestOptions {
 export interface Stack {
   mode: StackMode;
   baseUrl: string;
+  /** The bus the services use: in-process when embedded, the real Kafka broker (own topic namespace) on infra. */
+  bus: Bus;
   /** Calls the API and checks the response (status, content type, body, headers) against the OpenAPI document. */
   call(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
   stop(): Promise<void>;
@@ -34,16 +45,21 @@ export interface Stack {
 /**
  * The whole system in this process, through HTTP → gateway → gRPC → services:
  * - embedded: an in-memory PGlite and in-memory rate limits (the `npm start` defaults);
- * - infra: a fresh database on the real Postgres and rate limits on the real Redis (CI).
+ * - infra: a fresh database on the real Postgres, rate limits on the real Redis and the real Kafka broker (CI).
  */
 export async function startStack(mode: StackMode, env: Record<string, string> = {}): Promise<Stack> {
   let testDb: TestDatabase | undefined;
   let database: Database;
   let redisPrefix: string | undefined;
+  let topicPrefix: string | undefined;
+  let bus: Bus | undefined;
+  const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
   if (mode === 'infra') {
     testDb = await createTestDatabase({ label: 'e2e' });
     database = await createDatabase({ kind: 'postgres', url: testDb.url });
     redisPrefix = uniqueRedisPrefix('e2e');
+    topicPrefix = uniqueTopicPrefix('e2e');
+    bus = new KafkaBus({ brokers: infraUrls().kafkaBrokers, clientId: 'cardlens-e2e', topicPrefix, logger });
   } else {
     database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
   }
@@ -52,8 +68,9 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
     embedded = await startEmbedded({
       database,
       env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix } : {}), ...env },
-      logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
+      logger,
       ...(mode === 'infra' ? { redisUrl: infraUrls().redisUrl } : {}),
+      ...(bus ? { bus } : {}),
     });
   } catch (error) {
     await database.close();
@@ -64,6 +81,7 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
   return {
     mode,
     baseUrl: embedded.baseUrl,
+    bus: embedded.bus,
     async call(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.ip) headers['X-Forwarded-For'] = options.ip;
@@ -88,6 +106,7 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
       await database.close();
       await testDb?.drop();
       if (redisPrefix) await deleteRedisKeys(redisPrefix);
+      if (topicPrefix) await deleteTopicsWithPrefix(topicPrefix);
     },
   };
 }

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+
+const require = createRequire(import.meta.url);
+const pkgDir = path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg'));
+const bg: any = await import('@prisma/schema-engine-wasm/schema_engine_bg');
+const mod = new WebAssembly.Module(readFileSync(path.join(pkgDir, 'schema_engine_bg.wasm')));
+const imports = WebAssembly.Module.imports(mod);
+console.log('import modules', [...new Set(imports.map((i) => i.module))]);
+const inst = new WebAssembly.Instance(mod, { './schema_engine_bg.js': bg });
+bg.__wbg_set_wasm(inst.exports);
+(inst.exports as any).__wbindgen_start();
+console.log('version', bg.version());
+
+const schemaPath = path.resolve('test/fixtures/alpha/prisma/schema.prisma');
+const text = readFileSync(schemaPath, 'utf8');
+const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+await admin.connect();
+await admin.query('DROP DATABASE IF EXISTS exp1');
+await admin.query('CREATE DATABASE exp1');
+const url = 'postgres://postgres@127.0.0.1:5432/exp1';
+const schemaOpt = process.argv[2];
+const factory = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString: url }, schemaOpt ? { schema: schemaOpt } : undefined));
+const engine = await bg.SchemaEngine.new({ datamodels: [[schemaPath, text]] }, (msg: string) => { if (process.env.LOGS) console.log('LOG', msg); }, factory);
+const filters = { externalTables: [], externalEnums: [] };
+const d = await engine.diff({ from: { tag: 'empty' }, to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: text }] }, script: true, exitCode: true, filters });
+console.log(d.exitCode, d.stdout);
+const migrationsList = { baseDir: '/tmp/x', lockfile: { path: 'migration_lock.toml', content: 'provider = "postgresql"\n' }, shadowDbInitScript: '', migrationDirectories: [{ path: '20250101000000_init', migrationFile: { path: 'migration.sql', content: { tag: 'ok', value: d.stdout } } }] };
+const t0 = Date.now();
+console.log(await engine.applyMigrations({ migrationsList, filters }), Date.now() - t0);
+try { console.log(await engine.applyMigrations({ migrationsList, filters })); } catch (e) { console.log('SECOND FAILED', String(e).slice(0,200)); }
+const c = new pg.Client({ connectionString: url }); await c.connect();
+console.log((await c.query(`select table_schema, table_name from information_schema.tables where table_schema not in ('pg_catalog','information_schema') order by 1,2`)).rows);
+await c.end();
+engine.free();
+await admin.end();

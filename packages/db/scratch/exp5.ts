@@ -1,0 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+const tpl = new Blob([readFileSync('/tmp/cardlens-pglite-template-0.5.16.tar')]);
+let t = Date.now();
+const p = await PGlite.create({ dataDir: '/tmp/pgx/data', loadDataDir: tpl });
+console.log('create from tpl on disk', Date.now() - t);
+await p.exec('create table t(a int); insert into t values (42)');
+await p.close();
+t = Date.now();
+const q = await PGlite.create({ dataDir: '/tmp/pgx/data' });
+console.log('reopen', Date.now() - t, (await q.query('select * from t')).rows);
+await q.close();

@@ -1,0 +1,16 @@
+import { migrate, openPrisma, serviceLayout } from '../src/index';
+import { createTestDatabase } from '@cardlens/testing';
+import { PrismaClient } from '../test/fixtures/alpha/src/generated/prisma/client';
+const show = (l: string) => console.log(l, (process as any)._getActiveHandles().map((h: any) => h.constructor.name), (process as any)._getActiveRequests().length);
+const db = await createTestDatabase({ label: 'handles' });
+show('after create');
+await migrate({ ...serviceLayout('test/fixtures/alpha'), database: { kind: 'postgres', url: db.url } });
+show('after migrate');
+const p = await openPrisma(PrismaClient, { kind: 'postgres', url: db.url });
+await p.prisma.widget.count();
+await p.close();
+show('after prisma');
+await db.drop();
+show('after drop');
+const t = Date.now();
+process.on('exit', () => console.log('exit after', Date.now() - t));

@@ -1,0 +1,13 @@
+import { migrate, serviceLayout } from '../src/index';
+import { createTestDatabase } from '@cardlens/testing';
+const show = (l: string) => console.log(l, (process as any)._getActiveHandles().map((h: any) => h.constructor.name + (h.remotePort ? ':' + h.remotePort + ':' + h.localPort : '')), (process as any)._getActiveRequests().length);
+const db = await createTestDatabase({ label: 'handles' });
+const t0 = Date.now();
+const which = process.argv[2];
+if (which === 'migrate') await migrate({ ...serviceLayout('test/fixtures/alpha'), database: { kind: 'postgres', url: db.url } });
+show('after migrate');
+await new Promise((r) => setTimeout(r, 1000));
+show('after 1s');
+const t = Date.now();
+process.on('exit', () => console.log('exit after', Date.now() - t));
+if (process.argv[3] === 'drop') await db.drop();
