@@ -8,7 +8,7 @@ const registrationSchema = z.object({
     .trim()
     .min(1, 'name must not be empty')
     .max(100, 'name must be at most 100 characters')
-    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'name must not contain control characters'),
+    .refine((v) => ![...v].some(isControlCharacter), 'name must not contain control characters'),
   contactEmail: z
     .email({ error: 'contactEmail must be a valid email address' })
     .max(256, 'contactEmail must be at most 256 characters')
@@ -30,6 +30,11 @@ export function parseRegistration(input: unknown): RegistrationRequest {
     throw new AppError('invalid_body', detail);
   }
   return result.data;
+}
+
+function isControlCharacter(char: string): boolean {
+  const code = char.codePointAt(0) ?? 0;
+  return code < 0x20 || code === 0x7f;
 }
 
 function isAbsoluteHttpUrl(value: string): boolean {
