@@ -4,7 +4,7 @@
 // at-least-once, and idempotentConsumer turns that into exactly-once effects by recording the
 // message id (the outbox row id) in the same transaction as the handler's writes.
 import { randomUUID } from 'node:crypto';
-import { context, propagation } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { sleep } from './delivery';
 import { silentLogger, type Bus, type BusLogger, type BusMessage, type Headers, type MessageHandler, type OutgoingMessage } from './types';
 
@@ -131,13 +131,19 @@ export class OutboxRelay {
            WHERE published_at IS NULL ORDER BY created_at, id LIMIT ${this.batchSize} FOR UPDATE SKIP LOCKED`,
         );
         if (rows.length === 0) return 0;
-        const byTopic = new Map<string, OutgoingMessage[]>();
+        // Publish each row inside the trace context of the request that wrote it, so the publish span (and
+        // the kafkajs instrumentation, which injects from the active context) continue that trace rather
+        // than the relay's. Consecutive rows of one topic and trace go out together; created order is kept.
+        const runs: { topic: string; traceparent: string | undefined; headers: Headers; messages: OutgoingMessage[] }[] = [];
         for (const row of rows) {
-          const messages = byTopic.get(row.topic) ?? [];
-          messages.push({ id: row.id, key: row.key, value: row.payload, headers: row.headers });
-          byTopic.set(row.topic, messages);
+          const last = runs.at(-1);
+          const message = { id: row.id, key: row.key, value: row.payload, headers: row.headers };
+          if (last && last.topic === row.topic && last.traceparent === row.headers.traceparent) last.messages.push(message);
+          else runs.push({ topic: row.topic, traceparent: row.headers.traceparent, headers: row.headers, messages: [message] });
         }
-        for (const [topic, messages] of byTopic) await bus.publish(topic, messages);
+        for (const run of runs) {
+          await context.with(propagation.extract(ROOT_CONTEXT, run.headers), () => bus.publish(run.topic, run.messages));
+        }
         await tx.$executeRawUnsafe(
           `UPDATE ${table} SET published_at = now() WHERE id = ANY($1::uuid[])`,
           rows.map((r) => r.id),

@@ -234,6 +234,13 @@ function apiSuite(mode: StackMode) {
       expect(p.headers.get('allow')).toBe('POST');
     });
 
+    it('answers the liveness and readiness probes', async () => {
+      expect((await stack.call('GET', '/healthz')).json).toEqual({ status: 'ok' });
+      const ready = await stack.call('GET', '/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.json).toEqual({ status: 'ready', checks: { accounts: 'ok', billing: 'ok' } });
+    });
+
     it('serves the OpenAPI document and the error catalogue that problem types point to', async () => {
       const doc = await stack.call('GET', '/openapi.json');
       expect(doc.status).toBe(200);

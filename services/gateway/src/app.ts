@@ -26,7 +26,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
 
-  app.use(docsRoutes({ baseUrl: deps.baseUrl }));
+  app.use(docsRoutes({ baseUrl: deps.baseUrl, limiters: deps.limiters, readiness: () => deps.downstream.readiness() }));
   app.use(agentRoutes(deps));
   app.use(pricingRoutes(deps));
 

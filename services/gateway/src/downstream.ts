@@ -130,6 +130,14 @@ export function createDownstream(options: { accountsAddress: string; billingAddr
       };
     },
 
+    /** Whether each gRPC channel connects within the deadline (for /readyz). */
+    async readiness(deadlineMs = 1000): Promise<Record<'accounts' | 'billing', 'ok' | 'fail'>> {
+      const check = (client: { waitForReady(deadline: Date, cb: (error?: Error) => void): void }) =>
+        new Promise<'ok' | 'fail'>((resolve) => client.waitForReady(new Date(Date.now() + deadlineMs), (error) => resolve(error ? 'fail' : 'ok')));
+      const [accountsCheck, billingCheck] = await Promise.all([check(accounts), check(billing)]);
+      return { accounts: accountsCheck, billing: billingCheck };
+    },
+
     close(): void {
       accounts.close();
       billing.close();

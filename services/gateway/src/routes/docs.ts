@@ -1,16 +1,24 @@
 import { Router, type Request, type Response } from 'express';
-import { errorTable } from '@cardlens/errors';
+import { AppError, errorTable } from '@cardlens/errors';
 import { openApiDocument } from '../openapi/document';
+import { clientIp } from '../http/client-ip';
+import { consumeOrThrow, type RateLimiters } from '../http/rate-limits';
 import { methodNotAllowed } from '../http/request';
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** Open, machine- and human-readable docs: the OpenAPI document and the page problem `type` URLs point to. */
-export function docsRoutes(deps: { baseUrl: string }): Router {
+/** Open endpoints for people and probes: the OpenAPI document, the error catalogue, health and readiness. */
+export function docsRoutes(deps: { baseUrl: string; limiters: RateLimiters; readiness: () => Promise<Record<string, 'ok' | 'fail'>> }): Router {
   const router = Router();
   const document = { ...openApiDocument, servers: [{ url: deps.baseUrl }] };
 
-  router.route('/openapi.json').get((_req: Request, res: Response) => void res.json(document)).all(methodNotAllowed('GET'));
+  router
+    .route('/openapi.json')
+    .get(async (req: Request, res: Response) => {
+      await consumeOrThrow(deps.limiters.open, clientIp(req));
+      res.json(document);
+    })
+    .all(methodNotAllowed('GET'));
 
   router
     .route('/api-docs')
@@ -34,7 +42,18 @@ export function docsRoutes(deps: { baseUrl: string }): Router {
     })
     .all(methodNotAllowed('GET'));
 
+  // Liveness: the process answers. Readiness: the services behind it are reachable.
   router.route('/healthz').get((_req: Request, res: Response) => void res.json({ status: 'ok' })).all(methodNotAllowed('GET'));
+  router
+    .route('/readyz')
+    .get(async (_req: Request, res: Response) => {
+      const checks = await deps.readiness();
+      if (Object.values(checks).some((c) => c !== 'ok')) {
+        throw new AppError('service_unavailable', 'A backing service is not reachable yet.', { extras: checks });
+      }
+      res.json({ status: 'ready', checks });
+    })
+    .all(methodNotAllowed('GET'));
   return router;
 }
 
