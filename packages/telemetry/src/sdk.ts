@@ -74,7 +74,11 @@ export function startTelemetry(options: TelemetryOptions): ShutdownTelemetry {
   sdk.start();
 
   let stopping: Promise<void> | undefined;
-  const shutdown: ShutdownTelemetry = () => (stopping ??= sdk.shutdown());
+  // Flushing spans to an unreachable collector must not turn a clean shutdown into a crash.
+  const shutdown: ShutdownTelemetry = () =>
+    (stopping ??= sdk.shutdown().catch((error: unknown) => {
+      process.emitWarning(`telemetry shutdown failed: ${(error as Error)?.message ?? String(error)}`, { code: 'CARDLENS_TELEMETRY_SHUTDOWN' });
+    }));
   holder[KEY] = shutdown;
   return shutdown;
 }

@@ -48,3 +48,13 @@ export {
 export { uniqueRedisPrefix, deleteRedisKeys } from './redis';
 export { uniqueTopicPrefix, deleteTopicsWithPrefix } from './kafka';
 export { randomSuffix } from './ids';
+export {
+  createOpenApiResponseValidator,
+  expectMatchesOpenApi,
+  loadOpenApiDocument,
+  matchPathTemplate,
+  GATEWAY_OPENAPI_PATH,
+  type OpenApiDocument,
+  type OpenApiResponseValidator,
+  type ResponseHeaders,
+} from './openapi-validator';

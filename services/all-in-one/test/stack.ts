@@ -5,12 +5,12 @@ import {
   createTestDatabase,
   deleteRedisKeys,
   deleteTopicsWithPrefix,
+  expectMatchesOpenApi,
   infraUrls,
   uniqueRedisPrefix,
   uniqueTopicPrefix,
   type TestDatabase,
 } from '@cardlens/testing';
-import { expectMatchesOpenApi } from '../../gateway/src/openapi/validate-response';
 import { startEmbedded, type Embedded } from '../src/embedded';
 
 export type StackMode = 'embedded' | 'infra';

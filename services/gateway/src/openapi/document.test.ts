@@ -2,7 +2,7 @@ import { describe, it, expect } from '@jest/globals';
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { errorTable } from '@cardlens/errors';
 import { openApiDocument as doc } from './document';
-import { createOpenApiResponseValidator, expectMatchesOpenApi } from './validate-response';
+import { createOpenApiResponseValidator, expectMatchesOpenApi } from '@cardlens/testing';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,5 +1,5 @@
 import { describe, it, expect } from '@jest/globals';
-import { expectMatchesOpenApi, matchPathTemplate } from './validate-response';
+import { expectMatchesOpenApi, matchPathTemplate } from '../src/openapi-validator';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM = 'application/problem+json';

@@ -1,9 +1,28 @@
-// Test helper: checks an HTTP response against the OpenAPI document (the contract served at /openapi.json).
-// Not used by the running gateway.
+// Test helper: checks an HTTP response against the OpenAPI document (the contract the gateway serves at
+// /openapi.json; source services/gateway/openapi/openapi.yaml). Not used by any running service.
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { openApiDocument, type OpenApiDocument } from './document';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+/** The parts of an OpenAPI 3.1 document the validator reads. */
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; description?: string; [key: string]: unknown };
+  paths: Record<string, Record<string, unknown>>;
+  components?: Record<string, Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+/** The gateway's document, read from its YAML source (a file, not an import: packages never import services). */
+export const GATEWAY_OPENAPI_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../services/gateway/openapi/openapi.yaml');
+
+export function loadOpenApiDocument(file = GATEWAY_OPENAPI_PATH): OpenApiDocument {
+  return parse(readFileSync(file, 'utf8'), { uniqueKeys: true }) as OpenApiDocument;
+}
 
 /** Response headers as plain object (Node / supertest style, any case) or a fetch `Headers`. */
 export type ResponseHeaders =
@@ -255,7 +274,7 @@ export function createOpenApiResponseValidator(document: OpenApiDocument): OpenA
 }
 
 let defaultValidator: OpenApiResponseValidator | undefined;
-const defaults = () => (defaultValidator ??= createOpenApiResponseValidator(openApiDocument));
+const defaults = () => (defaultValidator ??= createOpenApiResponseValidator(loadOpenApiDocument()));
 
 /**
  * Asserts that a response matches the gateway's OpenAPI document: the operation (method + path template or actual
