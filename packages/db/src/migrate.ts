@@ -77,7 +77,6 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   assertSchemaName(schema);
   const migrationsList = readMigrationsList(options.migrationsDir);
   const log = engineLog(options.logger, { schema });
-  const target = options.database;
   const started = Date.now();
 
   let applied: string[];
@@ -191,6 +190,11 @@ function timestamp(date: Date): string {
   );
 }
 
+function parseTimestamp(ts: string): Date {
+  const [y, mo, d, h, mi, s] = [0, 4, 6, 8, 10, 12].map((at, i) => Number(ts.slice(at, i === 0 ? 4 : at + 2)));
+  return new Date(Date.UTC(y ?? 0, (mo ?? 1) - 1, d ?? 1, h ?? 0, mi ?? 0, s ?? 0));
+}
+
 /**
  * Writes `<migrationsDir>/<YYYYMMDDHHMMSS>_<name>/migration.sql` (UTC timestamp, kept after the newest
  * existing migration) with the diff from the committed migrations to the schema, and migration_lock.toml
@@ -210,7 +214,7 @@ export async function newMigration(options: NewMigrationOptions): Promise<NewMig
     .sort()
     .at(-1);
   let date = options.now ?? new Date();
-  while (newest && timestamp(date) <= newest) date = new Date(date.getTime() + 1000);
+  if (newest && timestamp(date) <= newest) date = new Date(parseTimestamp(newest).getTime() + 1000);
   const name = `${timestamp(date)}_${slug}`;
   const dir = path.join(baseDir, name);
   mkdirSync(dir);

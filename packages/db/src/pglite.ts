@@ -55,10 +55,14 @@ function acquireLock(lockPath: string): void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number.parseInt(readFileSync(lockPath, 'utf8').trim(), 10);
-      if (Number.isInteger(pid) && pid !== process.pid && processAlive(pid)) {
+      // Our own pid here means another copy of this module (e.g. another jest test file in the same worker)
+      // has the directory open: refuse too, two instances on one directory corrupt it.
+      if (Number.isInteger(pid) && processAlive(pid)) {
         throw new Error(
-          `PGlite data directory ${path.dirname(lockPath)} is in use by process ${pid} (${lockPath}); ` +
-            'PGlite is single-process: stop that process first',
+          `PGlite data directory ${lockPath.slice(0, -'.lock'.length)} is in use by process ${pid}` +
+            `${pid === process.pid ? ' (this process, opened elsewhere and not closed)' : ''} (${lockPath}); ` +
+            'PGlite is single-process: close it or stop that process first',
+          { cause: error },
         );
       }
       rmSync(lockPath, { force: true }); // stale lock of a process that is gone

@@ -54,7 +54,7 @@ describe('diffMigration / newMigration / expectNoDrift', () => {
         created: false,
         message: expect.stringContaining('no schema change'),
       });
-      expect(readdirSync(layout.migrationsDir).sort()).toEqual([...existing, created.name].sort());
+      expect(readdirSync(layout.migrationsDir).sort()).toEqual([...existing, created.name, 'migration_lock.toml'].sort());
     } finally {
       copy.remove();
     }

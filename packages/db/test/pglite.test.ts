@@ -63,6 +63,7 @@ describe('migrations and clients on one shared PGlite', () => {
     let alpha2: OpenPrisma<Alpha>;
     let beta: OpenPrisma<InstanceType<typeof BetaClient>>;
     beforeAll(async () => {
+      for (const dir of [alphaDir, betaDir]) await migrate({ ...serviceLayout(dir), database: { kind: 'pglite', pglite } });
       database = await createDatabase({ kind: 'pglite', pglite });
       alpha = await openPrisma(AlphaClient, database);
       alpha2 = await openPrisma(AlphaClient, database);
@@ -77,6 +78,13 @@ describe('migrations and clients on one shared PGlite', () => {
     });
 
     it('query their own schema', async () => {
+      // openPrisma keeps the service's client type (no `any`): alpha's client has no gadget model
+      const inferred = await openPrisma(AlphaClient, database);
+      // @ts-expect-error -- not a model of alpha
+      expect(inferred.prisma.gadget).toBeUndefined();
+      const quantity: number = (await inferred.prisma.widget.findMany()).length;
+      expect(quantity).toBe(0);
+      await inferred.close();
       const widget = await alpha.prisma.widget.create({ data: { name: 'sleeve', quantity: 3 } });
       expect(await alpha2.prisma.widget.findUniqueOrThrow({ where: { id: widget.id } })).toMatchObject({ name: 'sleeve' });
       const gadget = await beta.prisma.gadget.create({ data: { label: 'toploader', price: '12.50', state: 'live' } });
@@ -97,6 +105,24 @@ describe('migrations and clients on one shared PGlite', () => {
         });
       await Promise.all(Array.from({ length: 8 }, (_, i) => increment(i % 2 ? alpha.prisma : alpha2.prisma)));
       expect((await alpha.prisma.widget.findUniqueOrThrow({ where: { id: counter.id } })).quantity).toBe(8);
+    });
+
+    it('a transaction that gives up waiting (maxWait) leaves the connection usable', async () => {
+      let started!: () => void;
+      const startedP = new Promise<void>((resolve) => (started = resolve));
+      const holder = alpha.prisma.$transaction(async (t) => {
+        started();
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return t.widget.count();
+      });
+      await startedP;
+      await expect(alpha2.prisma.$transaction(async (t) => t.widget.count(), { maxWait: 50 })).rejects.toThrow(
+        /Unable to start a transaction in the given time/,
+      );
+      await holder;
+      // the late-started transaction was rolled back by Prisma, so PGlite's transaction lock is free again
+      await expect(alpha2.prisma.$transaction(async (t) => t.widget.count(), { maxWait: 2_000 })).resolves.toEqual(expect.any(Number));
+      expect(await beta.prisma.gadget.count()).toBeGreaterThanOrEqual(0);
     });
 
     it("never lets another client's statement into an open transaction", async () => {

@@ -84,6 +84,7 @@ describeWithInfra('postgres', 'migrations and clients on Postgres', () => {
     let alpha: OpenPrisma<InstanceType<typeof AlphaClient>>;
     let beta: OpenPrisma<InstanceType<typeof BetaClient>>;
     beforeAll(async () => {
+      for (const dir of [alphaDir, betaDir]) await migrate({ ...serviceLayout(dir), database: { kind: 'postgres', url: db.url } });
       alpha = await openPrisma(AlphaClient, { kind: 'postgres', url: db.url, poolSize: 2 });
       beta = await openPrisma(BetaClient, { kind: 'postgres', url: db.url, poolSize: 2 });
     });
