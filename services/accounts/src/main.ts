@@ -1,7 +1,7 @@
 import { KafkaBus } from '@cardlens/bus';
 import { ConfigError } from '@cardlens/config';
 import { databaseConfigFromEnv } from '@cardlens/db';
-import { createLogger, startTelemetry } from '@cardlens/telemetry';
+import { createLogger, exitOnSignals, startTelemetry } from '@cardlens/telemetry';
 import { loadAccountsConfig } from './config';
 import { startAccountsService } from './service';
 
@@ -19,9 +19,7 @@ const service = await startAccountsService({
 });
 await bus.start();
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal }, 'shutting down');
-    void service.stop().then(() => bus.stop()).then(() => telemetry()).then(() => process.exit(0));
-  });
-}
+exitOnSignals(logger, async () => {
+  await service.stop();
+  await bus.stop();
+}, telemetry);

@@ -36,7 +36,7 @@ export async function startEmbedded(options: {
   const billing = await startBillingService({
     config: loadBillingConfig({ BILLING_GRPC_PORT: '0', ...env, BILLING_GRPC_HOST: loopback }),
     database,
-    logger: logger.child({ service: 'billing' }),
+    logger: logger.child({ component: 'billing' }),
   });
   const accounts = await startAccountsService({
     config: loadAccountsConfig({
@@ -47,7 +47,7 @@ export async function startEmbedded(options: {
     }),
     database,
     bus,
-    logger: logger.child({ service: 'accounts' }),
+    logger: logger.child({ component: 'accounts' }),
   });
   await bus.start();
   const gateway = await startGateway({
@@ -59,7 +59,7 @@ export async function startEmbedded(options: {
       // Embedded default: limits live in this process's memory unless a Redis is handed in.
       REDIS_URL: options.redisUrl,
     }),
-    logger: logger.child({ service: 'gateway' }),
+    logger: logger.child({ component: 'gateway' }),
   });
   return {
     baseUrl: gateway.baseUrl,

@@ -1,5 +1,5 @@
 import { databaseConfigFromEnv } from '@cardlens/db';
-import { createLogger, startTelemetry } from '@cardlens/telemetry';
+import { createLogger, exitOnSignals, startTelemetry } from '@cardlens/telemetry';
 import { loadBillingConfig } from './config';
 import { startBillingService } from './service';
 
@@ -13,9 +13,4 @@ const service = await startBillingService({
   logger,
 });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal }, 'shutting down');
-    void service.stop().then(() => telemetry()).then(() => process.exit(0));
-  });
-}
+exitOnSignals(logger, () => service.stop(), telemetry);

@@ -1,4 +1,4 @@
-import { createLogger, startTelemetry } from '@cardlens/telemetry';
+import { createLogger, exitOnSignals, startTelemetry } from '@cardlens/telemetry';
 import { loadGatewayConfig } from './config';
 import { startGateway } from './service';
 
@@ -11,9 +11,4 @@ const service = await startGateway({
   logger,
 });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal }, 'shutting down');
-    void service.stop().then(() => telemetry()).then(() => process.exit(0));
-  });
-}
+exitOnSignals(logger, () => service.stop(), telemetry);
