@@ -38,6 +38,10 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
+// Each CLI run is a fresh process that loads the wasm schema engine and starts PGlite (seconds each, far more
+// on a loaded 2-core machine), and these tests run several in a row.
+const CLI_TEST_TIMEOUT_MS = 240_000;
+
 describe('cli drift / new', () => {
   it('reports no drift, then drift after a schema change, until `new` writes the migration', async () => {
     const clean = await run(['drift', '--root', root]);
@@ -56,7 +60,7 @@ describe('cli drift / new', () => {
     expect(created.out).toMatch(/wrote services\/alpha\/prisma\/migrations\/\d{14}_add_grade\/migration\.sql/);
     expect((await run(['drift', '--service', 'alpha', '--root', root])).code).toBe(0);
     expect((await run(['new', 'again', '--service', 'alpha', '--root', root])).out).toContain('no schema change');
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('understands `npm run db:migration:new <name> --service <s>` without `--` (npm eats --service)', async () => {
     const schema = readFileSync(schemaOf('beta'), 'utf8');
@@ -80,7 +84,7 @@ describe('cli drift / new', () => {
     const second = await run(['migrate', '--root', root, '--pglite', dataDir]);
     expect(second.out).toMatch(/alpha: up to date[\s\S]*beta: up to date/);
     expect(second.code).toBe(0);
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 });
 
 describeWithInfra('postgres', 'cli migrate on Postgres (DATABASE_URL)', () => {
