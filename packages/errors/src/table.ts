@@ -43,6 +43,8 @@ export const errorTable = {
   // 413 / 415
   body_too_large: { httpStatus: 413, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Request body too large' },
   unsupported_media_type: { httpStatus: 415, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Unsupported media type' },
+  // 422: the request was well formed but the photo cannot be graded.
+  card_not_found: { httpStatus: 422, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'No card found in the image' },
   // 429
   rate_limited: { httpStatus: 429, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Rate limit exceeded' },
   grade_in_flight: { httpStatus: 429, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'A grade is already in flight' },

@@ -7,11 +7,13 @@ import { loadBillingConfig } from '../../billing/src/config';
 import { startBillingService } from '../../billing/src/service';
 import { loadGatewayConfig } from '../../gateway/src/config';
 import { startGateway } from '../../gateway/src/service';
+import { loadInferenceConfig } from '../../inference/src/config';
+import { startInferenceService } from '../../inference/src/service';
 
 export interface Embedded {
   baseUrl: string;
   bus: Bus;
-  ports: { gateway: number; accounts: number; billing: number };
+  ports: { gateway: number; accounts: number; billing: number; inference: number };
   stop(): Promise<void>;
 }
 
@@ -33,6 +35,11 @@ export async function startEmbedded(options: {
   const { database, env, logger } = options;
   const bus = options.bus ?? new InProcessBus({ logger: logger.child({ component: 'bus' }) });
   const loopback = '127.0.0.1';
+  // The vision engine first: its models and OCR workers warm up before anything depends on it.
+  const inference = await startInferenceService({
+    config: loadInferenceConfig({ INFERENCE_GRPC_PORT: '0', ...env, INFERENCE_GRPC_HOST: loopback }),
+    logger: logger.child({ component: 'inference' }),
+  });
   const billing = await startBillingService({
     config: loadBillingConfig({ BILLING_GRPC_PORT: '0', ...env, BILLING_GRPC_HOST: loopback }),
     database,
@@ -64,11 +71,12 @@ export async function startEmbedded(options: {
   return {
     baseUrl: gateway.baseUrl,
     bus,
-    ports: { gateway: gateway.port, accounts: accounts.grpcPort, billing: billing.grpcPort },
+    ports: { gateway: gateway.port, accounts: accounts.grpcPort, billing: billing.grpcPort, inference: inference.grpcPort },
     stop: async () => {
       await gateway.stop();
       await accounts.stop();
       await billing.stop();
+      await inference.stop();
       await bus.stop();
     },
   };

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { billingEventsV1, events, timestampFromDate } from '@cardlens/contracts';
+import { generateSample } from '@cardlens/card-synth';
+import { billingEventsV1, events, inferenceV1, timestampFromDate } from '@cardlens/contracts';
+import { callUnary, createClient } from '@cardlens/grpc-kit';
 import { describeWithInfra } from '@cardlens/testing';
 import { startStack, type Stack, type StackMode } from './stack';
 
@@ -16,7 +18,7 @@ function apiSuite(mode: StackMode) {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack(mode);
-  });
+  }, 120_000);
   afterAll(async () => {
     await stack?.stop();
   });
@@ -215,6 +217,21 @@ function apiSuite(mode: StackMode) {
         expect.objectContaining({ key: 'grading_10000', gradesPerMonth: 10000, priceUsd: 449, currency: 'USD', trialDays: 7 }),
       ]);
     });
+  });
+
+  describe('inference', () => {
+    it('grades a photographed card over gRPC on its own loopback port', async () => {
+      const client = createClient(inferenceV1.InferenceServiceClient, `127.0.0.1:${stack.ports.inference}`);
+      try {
+        const sample = await generateSample(1_000_010, { photo: { megapixels: 2 } });
+        const r = await callUnary(client, 'analyzeCard', { front: sample.frontJpeg, back: sample.backJpeg, wantGrading: true, wantEvidence: false, wantOverlay: false }, { deadlineMs: 60_000 });
+        expect(r.frontDetection?.found).toBe(true);
+        expect(Math.abs(r.grading!.frontCentering!.leftRight - sample.label.centering.front.leftRight)).toBeLessThan(2);
+        expect(r.grading!.justification.length).toBeGreaterThan(20);
+      } finally {
+        client.close();
+      }
+    }, 120_000);
   });
 
   describe('problems for everything else', () => {

@@ -37,6 +37,8 @@ export interface Stack {
   baseUrl: string;
   /** The bus the services use: in-process when embedded, the real Kafka broker (own topic namespace) on infra. */
   bus: Bus;
+  /** The services' loopback gRPC ports (the gateway's HTTP port too). */
+  ports: Embedded['ports'];
   /** Calls the API and checks the response (status, content type, body, headers) against the OpenAPI document. */
   call(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
   stop(): Promise<void>;
@@ -82,6 +84,7 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
     mode,
     baseUrl: embedded.baseUrl,
     bus: embedded.bus,
+    ports: embedded.ports,
     async call(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.ip) headers['X-Forwarded-For'] = options.ip;

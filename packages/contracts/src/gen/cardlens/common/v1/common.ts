@@ -365,6 +365,8 @@ export interface IdentificationEvidence {
   finishCues: string[];
   /** Any other OCR text, reading order. */
   otherText: string[];
+  /** Border colour family of the front: `white`, `yellow`, `silver`, `gold`, `red`, `blue`, `green`, `black`, ... */
+  borderColor: string;
 }
 
 /** The four sub-grades (1-10). Also used for per-sub-grade confidences (0-1). */
@@ -931,6 +933,7 @@ function createBaseIdentificationEvidence(): IdentificationEvidence {
     fingerprint: [],
     finishCues: [],
     otherText: [],
+    borderColor: "",
   };
 }
 
@@ -960,6 +963,9 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     }
     for (const v of message.otherText) {
       writer.uint32(58).string(v!);
+    }
+    if (message.borderColor !== "") {
+      writer.uint32(66).string(message.borderColor);
     }
     return writer;
   },
@@ -1043,6 +1049,14 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
             message.otherText.push(reader.string());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.borderColor = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1090,6 +1104,11 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
         : globalThis.Array.isArray(object?.other_text)
         ? object.other_text.map((e: any) => globalThis.String(e))
         : [],
+      borderColor: isSet(object.borderColor)
+        ? globalThis.String(object.borderColor)
+        : isSet(object.border_color)
+        ? globalThis.String(object.border_color)
+        : "",
     };
   },
 
@@ -1116,6 +1135,9 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     if (message.otherText?.length) {
       obj.otherText = message.otherText;
     }
+    if (message.borderColor !== "") {
+      obj.borderColor = message.borderColor;
+    }
     return obj;
   },
 
@@ -1131,6 +1153,7 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     message.fingerprint = object.fingerprint?.map((e) => e) || [];
     message.finishCues = object.finishCues?.map((e) => e) || [];
     message.otherText = object.otherText?.map((e) => e) || [];
+    message.borderColor = object.borderColor ?? "";
     return message;
   },
 };

@@ -74,6 +74,11 @@ export interface CardDetection {
   quad: Point[];
   /** 0-1. */
   confidence: number;
+  /**
+   * Which detector found the card: `classical` (edge-based) or `keypoint-model` (the learned corner model,
+   * used when the classical detector finds nothing).
+   */
+  detector: string;
 }
 
 function createBaseAnalyzeCardRequest(): AnalyzeCardRequest {
@@ -487,7 +492,7 @@ export const Point: MessageFns<Point> = {
 };
 
 function createBaseCardDetection(): CardDetection {
-  return { found: false, quad: [], confidence: 0 };
+  return { found: false, quad: [], confidence: 0, detector: "" };
 }
 
 export const CardDetection: MessageFns<CardDetection> = {
@@ -500,6 +505,9 @@ export const CardDetection: MessageFns<CardDetection> = {
     }
     if (message.confidence !== 0) {
       writer.uint32(25).double(message.confidence);
+    }
+    if (message.detector !== "") {
+      writer.uint32(34).string(message.detector);
     }
     return writer;
   },
@@ -541,6 +549,14 @@ export const CardDetection: MessageFns<CardDetection> = {
             message.confidence = reader.double();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.detector = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -558,6 +574,7 @@ export const CardDetection: MessageFns<CardDetection> = {
       found: isSet(object.found) ? globalThis.Boolean(object.found) : false,
       quad: globalThis.Array.isArray(object?.quad) ? object.quad.map((e: any) => Point.fromJSON(e)) : [],
       confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : 0,
+      detector: isSet(object.detector) ? globalThis.String(object.detector) : "",
     };
   },
 
@@ -572,6 +589,9 @@ export const CardDetection: MessageFns<CardDetection> = {
     if (message.confidence !== 0) {
       obj.confidence = floatToJson(message.confidence);
     }
+    if (message.detector !== "") {
+      obj.detector = message.detector;
+    }
     return obj;
   },
 
@@ -583,6 +603,7 @@ export const CardDetection: MessageFns<CardDetection> = {
     message.found = object.found ?? false;
     message.quad = object.quad?.map((e) => Point.fromPartial(e)) || [];
     message.confidence = object.confidence ?? 0;
+    message.detector = object.detector ?? "";
     return message;
   },
 };

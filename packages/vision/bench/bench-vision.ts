@@ -1,0 +1,137 @@
+/**
+ * npm run bench:vision — the engine against ground truth.
+ *
+ * Generates a fixed-seed evaluation set of photographed pairs with @cardlens/card-synth (seeds from
+ * EVAL_SEED_START = 1,000,000; training uses seeds below it), runs the engine on each pair and compares with the
+ * generator's exact labels. Prints a table and, as the LAST line, one JSON object.
+ *   BENCH_N (default 500), BENCH_FIRST_SEED (default 1000000), BENCH_MEGAPIXELS (unset: the generator's 2-12 MP mix).
+ * Generation time is excluded; msPerPair is the engine only (both sides, grading; no OCR, no overlay).
+ */
+import { performance } from 'node:perf_hooks';
+import { generateSample, EVAL_SEED_START, type SampleLabel } from '@cardlens/card-synth';
+import { AppError } from '@cardlens/errors';
+import { createCardEngine, type CardAnalysis } from '../src/engine';
+
+const N = Number(process.env.BENCH_N ?? 500);
+const FIRST = Number(process.env.BENCH_FIRST_SEED ?? EVAL_SEED_START);
+const SUB = ['centering', 'corners', 'edges', 'surface'] as const;
+
+interface Row {
+  seed: number;
+  hard: boolean;
+  detected: boolean;
+  ms: number;
+  megapixels: number;
+  centeringErrors: number[];
+  subErrors: Record<(typeof SUB)[number], number>;
+  gradeError: number;
+}
+
+const quantile = (xs: number[], q: number): number => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const i = (s.length - 1) * q;
+  const lo = Math.floor(i);
+  const hi = Math.ceil(i);
+  return s[lo]! + (s[hi]! - s[lo]!) * (i - lo);
+};
+const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+const round = (x: number, d = 3): number => Math.round(x * 10 ** d) / 10 ** d;
+
+/** A detection counts as failed when the engine finds no card or a corner is off by > 2% of the card diagonal. */
+function detectionOk(label: SampleLabel, analysis: CardAnalysis): boolean {
+  for (const side of ['front', 'back'] as const) {
+    const truth = label.photo[side].quadPx;
+    const found = analysis.sides[side]?.quadPx;
+    if (!found) return false;
+    const diag = Math.hypot(truth[2]![0] - truth[0]![0], truth[2]![1] - truth[0]![1]);
+    for (let i = 0; i < 4; i++) {
+      if (Math.hypot(found[i]![0] - truth[i]![0], found[i]![1] - truth[i]![1]) > 0.02 * diag) return false;
+    }
+  }
+  return true;
+}
+
+function summarise(rows: Row[]) {
+  const ok = rows.filter((r) => r.detected);
+  const centering = ok.flatMap((r) => r.centeringErrors);
+  return {
+    n: rows.length,
+    detectionFailureRate: round(rows.filter((r) => !r.detected).length / Math.max(1, rows.length), 4),
+    centeringMae: round(mean(centering)),
+    centeringP95: round(quantile(centering, 0.95)),
+    subgradeMae: Object.fromEntries(SUB.map((k) => [k, round(mean(ok.map((r) => r.subErrors[k])))])),
+    overallExact: round(ok.filter((r) => r.gradeError === 0).length / Math.max(1, ok.length), 4),
+    overallWithin1: round(ok.filter((r) => r.gradeError <= 1).length / Math.max(1, ok.length), 4),
+  };
+}
+
+async function main(): Promise<void> {
+  const engine = await createCardEngine();
+  await engine.warmUp();
+  const rows: Row[] = [];
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
+  process.stderr.write(`bench:vision: ${N} eval pairs from seed ${FIRST}, backend ${engine.backend}\n`);
+  for (let i = 0; i < N; i++) {
+    const seed = FIRST + i;
+    const sample = await generateSample(seed);
+    const { label } = sample;
+    const megapixels = label.photo.front.megapixels;
+    const t = performance.now();
+    let analysis: CardAnalysis | undefined;
+    try {
+      analysis = await engine.analyzeCard({ front: sample.frontJpeg, back: sample.backJpeg });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+    }
+    const ms = performance.now() - t;
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    const row: Row = { seed, hard: label.tags.hard, detected: false, ms, megapixels, centeringErrors: [], subErrors: { centering: 0, corners: 0, edges: 0, surface: 0 }, gradeError: 0 };
+    if (analysis && detectionOk(label, analysis)) {
+      row.detected = true;
+      for (const side of ['front', 'back'] as const) {
+        const measured = analysis.sides[side]!.centering;
+        row.centeringErrors.push(Math.abs(measured.leftRight - label.centering[side].leftRight), Math.abs(measured.topBottom - label.centering[side].topBottom));
+      }
+      for (const k of SUB) row.subErrors[k] = Math.abs(analysis.grading.subGrades[k] - label.truth.subGrades[k]);
+      row.gradeError = Math.abs(analysis.grading.grade - label.truth.grade);
+    }
+    rows.push(row);
+    if ((i + 1) % 25 === 0) process.stderr.write(`  ${i + 1}/${N}  ${JSON.stringify(summarise(rows))}\n`);
+  }
+  clearInterval(sampler);
+  await engine.close();
+
+  const all = summarise(rows);
+  const hard = summarise(rows.filter((r) => r.hard));
+  const twelve = rows.filter((r) => r.megapixels >= 11);
+  const times = rows.map((r) => r.ms);
+  const result = {
+    ...all,
+    msPerPairP50: round(quantile(times, 0.5), 1),
+    msPerPairP95: round(quantile(times, 0.95), 1),
+    msPerPair12MpP50: round(quantile(twelve.map((r) => r.ms), 0.5), 1),
+    msPerPair12MpP95: round(quantile(twelve.map((r) => r.ms), 0.95), 1),
+    n12Mp: twelve.length,
+    peakRssMb: Math.round(peakRss / 2 ** 20),
+    backend: engine.backend,
+    hard,
+  };
+
+  const line = (k: string, v: unknown, h: unknown) => process.stdout.write(`${k.padEnd(24)} ${String(v).padStart(12)} ${String(h).padStart(12)}\n`);
+  process.stdout.write(`\n${'metric'.padEnd(24)} ${'all'.padStart(12)} ${'hard slice'.padStart(12)}\n`);
+  line('n', all.n, hard.n);
+  line('detectionFailureRate', all.detectionFailureRate, hard.detectionFailureRate);
+  line('centeringMae (points)', all.centeringMae, hard.centeringMae);
+  line('centeringP95 (points)', all.centeringP95, hard.centeringP95);
+  for (const k of SUB) line(`subgradeMae.${k}`, all.subgradeMae[k], hard.subgradeMae[k]);
+  line('overallExact', all.overallExact, hard.overallExact);
+  line('overallWithin1', all.overallWithin1, hard.overallWithin1);
+  line('msPerPair p50 / p95', `${result.msPerPairP50} / ${result.msPerPairP95}`, '');
+  line('12 MP pairs p50 / p95', `${result.msPerPair12MpP50} / ${result.msPerPair12MpP95}`, `n=${twelve.length}`);
+  line('peakRssMb', result.peakRssMb, '');
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+await main();

@@ -1,0 +1,244 @@
+/**
+ * The grading engine: photo bytes in, a graded and explained card out. Composition only — every number is
+ * computed by the modules it calls:
+ *   locate (decode at the scale the card needs, classical detection with the learned corner model as the
+ *   fallback, subpixel corners) → centering on the photo through the card homography → rectify to 630 x 880
+ *   (10 px/mm) → corners, edges, surface → the rubric (@cardlens/grading-rubric) → the learned severity models
+ *   as a cross-check of the measurements → optional overlay and identification evidence.
+ */
+import { gradeCard, type CardMeasurements, type RubricResult, type SideMeasurements } from '@cardlens/grading-rubric';
+import { AppError } from '@cardlens/errors';
+import type { Logger } from 'pino';
+import { measureCondition, sideMeasurements, type ConditionAnalysis } from './defects';
+import { createOcr, type OcrPool } from './evidence/ocr';
+import { extractEvidence, type IdentificationEvidence } from './evidence/extract';
+import { measureCentering, type CenteringResult } from './geometry/centering';
+import { homographyFromCanonical, rectify } from './geometry/homography';
+import { locateCard, type LocatedCard } from './geometry/locate';
+import { decodeScaled, probeImage } from './image/decode';
+import type { Quad, RgbImage } from './image/types';
+import { predictCorners } from './models/keypoints';
+import { createModelRuntime, type ModelRuntime } from './models/runtime';
+import { predictSeverities, type SeverityPrediction } from './models/severity';
+import { renderOverlay, type OverlaySide } from './overlay';
+
+export const ENGINE_VERSION = 'cardlens-vision-1';
+export type { IdentificationEvidence } from './evidence/extract';
+
+/** Corner-model detections below this confidence are not trusted as a starting quad. */
+const MIN_KEYPOINT_CONFIDENCE = 0.25;
+/** Long side of the image the corner model looks at (it letterboxes to 128 px itself). */
+const KEYPOINT_DETECT_LONG_SIDE = 512;
+
+export interface SideAnalysis {
+  /** Card corners TL,TR,BR,BL in the photo's (EXIF-oriented) pixels. */
+  quadPx: Quad;
+  /** The photo's (EXIF-oriented) size in pixels. */
+  imageSize: { width: number; height: number };
+  detectionConfidence: number;
+  /** Which detector found the card: the classical edge detector, or the learned corner model (fallback). */
+  detector: 'classical' | 'keypoint-model';
+  centering: CenteringResult;
+  rectified: RgbImage;
+  /** The working photo and the card quad in it (for the overlay thumbnail). */
+  photo: { image: RgbImage; quad: Quad };
+  condition: ConditionAnalysis;
+  measurements: SideMeasurements;
+}
+
+/**
+ * The learned severity models' view of one side next to the rubric's severities from the measurements, and
+ * their largest disagreement (0..1). A large disagreement lowers the confidence of that sub-grade.
+ */
+export interface SeverityCrossCheck {
+  learned: SeverityPrediction;
+  disagreement: { corners: number; edges: number; surface: number };
+}
+
+export interface CardAnalysis {
+  sides: { front: SideAnalysis; back?: SideAnalysis };
+  grading: RubricResult;
+  crossCheck: { front: SeverityCrossCheck; back?: SeverityCrossCheck };
+  overlayPng?: Buffer;
+  evidence?: IdentificationEvidence;
+  timingsMs: Record<string, number>;
+}
+
+export interface AnalyzeOptions {
+  overlay?: boolean;
+  evidence?: boolean;
+}
+
+export interface CardEngine {
+  readonly backend: string;
+  readonly version: string;
+  warmUp(): Promise<{ ms: number }>;
+  analyzeCard(input: { front: Uint8Array; back?: Uint8Array }, options?: AnalyzeOptions): Promise<CardAnalysis>;
+  close(): Promise<void>;
+}
+
+/**
+ * Finds the card: the classical detector first (subpixel, explainable); when it finds nothing, the learned
+ * corner model proposes a coarse quad that the same refinement then snaps to the card's edges.
+ */
+async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<{ located: LocatedCard; detector: SideAnalysis['detector'] }> {
+  try {
+    return { located: await locateCard(bytes), detector: 'classical' };
+  } catch (error) {
+    if (!runtime || !(error instanceof AppError) || error.code !== 'card_not_found') throw error;
+    const info = await probeImage(bytes);
+    const small = await decodeScaled(bytes, info, Math.max(1, Math.max(info.width, info.height) / KEYPOINT_DETECT_LONG_SIDE));
+    const corners = await predictCorners(runtime, small.image);
+    if (corners.confidence < MIN_KEYPOINT_CONFIDENCE) throw error;
+    const coarseQuad = corners.quad.map(([x, y]) => [x * small.scaleX, y * small.scaleY]) as Quad;
+    const located = await locateCard(bytes, { coarseQuad });
+    located.confidence *= corners.confidence;
+    return { located, detector: 'keypoint-model' };
+  }
+}
+
+/** One side: locate, measure centering on the photo, rectify, measure condition. */
+export async function analyzeSide(
+  bytes: Uint8Array,
+  runtime?: ModelRuntime,
+): Promise<SideAnalysis & { timingsMs: Record<string, number> }> {
+  const t0 = performance.now();
+  const { located, detector } = await locateWithFallback(bytes, runtime);
+  const t1 = performance.now();
+  // Centering is measured through the homography on the working image (no resampling of the border bands).
+  const cardToWork = homographyFromCanonical(located.quadWork);
+  const centering = measureCentering(located.work, cardToWork);
+  const t2 = performance.now();
+  const rectified = rectify(located.work, located.quadWork);
+  const t3 = performance.now();
+  const frame = { leftMm: centering.leftMm, rightMm: centering.rightMm, topMm: centering.topMm, bottomMm: centering.bottomMm };
+  const condition = measureCondition(rectified, { frame });
+  const t4 = performance.now();
+  return {
+    quadPx: located.quadPx,
+    imageSize: { width: located.info.width, height: located.info.height },
+    detectionConfidence: located.confidence,
+    detector,
+    centering,
+    rectified,
+    photo: { image: located.work, quad: located.quadWork },
+    condition,
+    measurements: sideMeasurements(condition, frame),
+    timingsMs: { ...prefix('locate.', located.timingsMs), locate: t1 - t0, centering: t2 - t1, rectify: t3 - t2, condition: t4 - t3 },
+  };
+}
+
+/** Grades measured sides with the rubric; a missing back is reported as not assessed by the rubric itself. */
+export function gradeSides(front: SideAnalysis, back?: SideAnalysis): RubricResult {
+  const measurements: CardMeasurements = { front: front.measurements, ...(back ? { back: back.measurements } : {}) };
+  const quality = (s: SideAnalysis) => ({ detectionConfidence: s.detectionConfidence, surfaceVisibility: s.condition.surfaceVisibility });
+  return gradeCard(measurements, { quality: { front: quality(front), ...(back ? { back: quality(back) } : {}) } });
+}
+
+/** The learned severities of one side against the rubric's, per sub-grade: the largest absolute difference. */
+export function crossCheckSide(learned: SeverityPrediction, rubricSide: NonNullable<RubricResult['sides']['front']>): SeverityCrossCheck {
+  const sev = rubricSide.severities;
+  const worst = (xs: number[]) => Math.max(0, ...xs);
+  const corners = worst((Object.keys(learned.corners) as (keyof typeof learned.corners)[]).map((c) => Math.abs(learned.corners[c].severity - (sev.corners[c] ?? 0))));
+  const edges = worst((Object.keys(learned.edges) as (keyof typeof learned.edges)[]).map((e) => Math.abs(learned.edges[e].severity - (sev.edges[e] ?? 0))));
+  const surface = Math.abs(learned.surface.max - Math.max(0, ...sev.surface));
+  const r3 = (v: number) => Math.round(v * 1000) / 1000;
+  return { learned, disagreement: { corners: r3(corners), edges: r3(edges), surface: r3(surface) } };
+}
+
+/**
+ * Lowers a sub-grade's confidence where the learned models disagree with the measurements: confidence x
+ * (1 - 0.5 x disagreement), disagreement being the larger of the two sides'. The grade itself stays the
+ * rubric's, computed from the measurements, so every number remains explainable.
+ */
+function applyCrossCheck(grading: RubricResult, checks: { front: SeverityCrossCheck; back?: SeverityCrossCheck }): RubricResult {
+  const conf = { ...grading.subGradeConfidences };
+  for (const k of ['corners', 'edges', 'surface'] as const) {
+    const d = Math.max(checks.front.disagreement[k], checks.back?.disagreement[k] ?? 0);
+    conf[k] = Math.round(conf[k] * (1 - 0.5 * d) * 1000) / 1000;
+  }
+  const overall = Math.min(...Object.values(conf));
+  return { ...grading, subGradeConfidences: conf, confidence: Math.min(grading.confidence, Math.round(overall * 1000) / 1000) };
+}
+
+function overlaySide(side: SideAnalysis, which: 'front' | 'back', grading: RubricResult): OverlaySide {
+  const c = side.centering;
+  return {
+    rectified: side.rectified,
+    centering: { leftMm: c.leftMm, rightMm: c.rightMm, topMm: c.topMm, bottomMm: c.bottomMm },
+    defects: grading.defects.filter((d) => d.side === which).map((d) => ({ kind: d.kind, severity: d.severity, xMm: d.xMm, yMm: d.yMm, wMm: d.wMm, hMm: d.hMm })),
+    photo: side.photo,
+    glare: side.condition.glare,
+  };
+}
+
+export async function createCardEngine(options: { logger?: Logger } = {}): Promise<CardEngine> {
+  const runtime: ModelRuntime = await createModelRuntime(options.logger ? { logger: options.logger } : {});
+  let ocr: OcrPool | undefined;
+  const ocrPool = async (): Promise<OcrPool> => (ocr ??= await createOcr({ workers: 1 }));
+
+  return {
+    backend: runtime.backend,
+    version: ENGINE_VERSION,
+    async warmUp() {
+      const t = performance.now();
+      // OCR workers, and the models compiled once on a blank input so the first real card pays nothing extra.
+      await ocrPool();
+      const blank: RgbImage = { width: 630, height: 880, data: new Uint8Array(630 * 880 * 3).fill(200) };
+      await Promise.all([predictSeverities(runtime, blank), predictCorners(runtime, { width: 128, height: 128, data: new Uint8Array(128 * 128 * 3) })]);
+      return { ms: performance.now() - t };
+    },
+    async analyzeCard(input, analyzeOptions = {}) {
+      const t0 = performance.now();
+      // The two sides are independent; decoding runs on libuv threads, so they overlap.
+      const [front, back] = await Promise.all([analyzeSide(input.front, runtime), input.back ? analyzeSide(input.back, runtime) : Promise.resolve(undefined)]);
+      const t1 = performance.now();
+      const rubric = gradeSides(front, back);
+      const [frontLearned, backLearned] = await Promise.all([predictSeverities(runtime, front.rectified), back ? predictSeverities(runtime, back.rectified) : undefined]);
+      const crossCheck = {
+        front: crossCheckSide(frontLearned, rubric.sides.front),
+        ...(back && backLearned && rubric.sides.back ? { back: crossCheckSide(backLearned, rubric.sides.back) } : {}),
+      };
+      const grading = applyCrossCheck(rubric, crossCheck);
+      const t2 = performance.now();
+      let evidence: IdentificationEvidence | undefined;
+      if (analyzeOptions.evidence) {
+        const { frontUpsideDown: _f, backUpsideDown: _b, finish: _finish, timingsMs: _t, ...fields } = await extractEvidence(front.rectified, back?.rectified, await ocrPool());
+        evidence = fields;
+      }
+      const t3 = performance.now();
+      let overlayPng: Buffer | undefined;
+      if (analyzeOptions.overlay) {
+        overlayPng = await renderOverlay({
+          front: overlaySide(front, 'front', grading),
+          ...(back ? { back: overlaySide(back, 'back', grading) } : {}),
+          title: `Grade ${grading.grade} · predicted ${grading.predictedGrade} · AI estimate`,
+        });
+      }
+      const t4 = performance.now();
+      return {
+        sides: { front, ...(back ? { back } : {}) },
+        grading,
+        crossCheck,
+        ...(evidence ? { evidence } : {}),
+        ...(overlayPng ? { overlayPng } : {}),
+        timingsMs: {
+          sides: t1 - t0,
+          grade: t2 - t1,
+          evidence: t3 - t2,
+          overlay: t4 - t3,
+          total: t4 - t0,
+          ...prefix('front.', front.timingsMs),
+          ...(back ? prefix('back.', back.timingsMs) : {}),
+        },
+      };
+    },
+    async close() {
+      await ocr?.terminate();
+    },
+  };
+}
+
+function prefix(p: string, record: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [p + k, v]));
+}

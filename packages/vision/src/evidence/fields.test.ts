@@ -1,0 +1,73 @@
+import { describe, expect, it } from '@jest/globals';
+import { classifyLines, cleanCopyright, cleanTitle, fixDigits } from './fields';
+import type { ReadLine } from './readLines';
+
+function line(text: string, y: number, h: number, x = 50, confidence = 92): ReadLine {
+  return {
+    text,
+    confidence,
+    line: { x0: x, y0: y, x1: x + text.length * h * 0.6, y1: y + h, polarity: 'dark', glyphHeight: h, glyphs: text.length, contrast: 120, inkLuma: 30, spans: [] },
+  };
+}
+
+describe('classifyLines', () => {
+  it('reads a Pokemon layout: title on top, set number beside the copyright on the bottom row', () => {
+    const f = classifyLines(
+      [
+        line('STAGE 2', 46, 10),
+        line('Wigglytuff', 60, 24),
+        line('80 HP', 60, 17, 460),
+        line('©2004 Pokémon/Nintendo', 819, 10),
+        line('52/112', 818, 11, 500),
+      ],
+      880,
+    );
+    expect(f.titleText).toBe('Wigglytuff');
+    expect(f.numberText).toBe('52/112');
+    expect(f.serialText).toBe('');
+    expect(f.copyrightText).toBe('©2004 Pokémon/Nintendo');
+    expect(f.otherText).toEqual(['STAGE 2', '80 HP']);
+  });
+
+  it('tells a serial from the card number on a sports front', () => {
+    const f = classifyLines(
+      [
+        line('PANINI', 67, 17),
+        line('#9', 71, 15, 540),
+        line('023/199', 723, 15, 500),
+        line('MAURICIO DUBON', 772, 21, 180),
+        line('CATCHER', 812, 9),
+        line('©2021 Panini Select', 811, 9, 445),
+      ],
+      880,
+    );
+    expect(f.numberText).toBe('#9');
+    expect(f.serialText).toBe('023/199');
+    // PANINI is the maker (it is in the copyright line), not the title.
+    expect(f.titleText).toBe('MAURICIO DUBON');
+    expect(f.copyrightText).toBe('©2021 Panini Select');
+  });
+
+  it('takes a lone slash number above the bottom row as a serial when no # number was read', () => {
+    const f = classifyLines([line('1/1', 723, 15, 530), line('MARK CLARK', 772, 21), line('©1993 Fleer', 811, 9, 445)], 880);
+    expect(f.serialText).toBe('1/1');
+    expect(f.numberText).toBe('');
+  });
+
+  it('repairs OCR look-alikes in numbers and the copyright sign', () => {
+    expect(fixDigits('O23')).toBe('023');
+    expect(fixDigits('l99')).toBe('199');
+    expect(fixDigits('TG05')).toBe('TG05');
+    expect(cleanCopyright('12007 Pokémon/Nintendo')).toBe('©2007 Pokémon/Nintendo');
+    expect(cleanCopyright('@1992 Stadium Club')).toBe('©1992 Stadium Club');
+    expect(cleanTitle('Omanyte &')).toBe('Omanyte');
+    const f = classifyLines([line('Bagon', 60, 24), line('7G/132', 818, 11, 500), line('(2007 Pokémon/Nintendo', 819, 10)], 880);
+    expect(f.numberText).toBe('76/132');
+    expect(f.copyrightText).toBe('©2007 Pokémon/Nintendo');
+  });
+
+  it('never takes the HP, stage or illustrator line as the title', () => {
+    const f = classifyLines([line('BASIC', 50, 10), line('50 HPO)', 62, 30, 470), line('Bacon', 67, 20, 50, 40), line('lius. Atsuko Nishida', 799, 8)], 880);
+    expect(f.titleText).toBe('Bacon');
+  });
+});

@@ -1,0 +1,69 @@
+// OCR of one rectified side: find text lines in the top and bottom bands of the card (where every layout we
+// know prints its identifying text), read them in one tesseract call, re-read number-like lines with a digit
+// whitelist, and classify the result into fields.
+import type { RgbImage } from '../image/types';
+import { classifyLines, type OcrFields } from './fields';
+import type { OcrPool } from './ocr';
+import { readLineRestricted, readLines, type ReadLine } from './readLines';
+import { findTextLines, type TextLine } from './textLines';
+
+export interface SideText extends OcrFields {
+  lines: ReadLine[];
+  timingsMs: { find: number; ocr: number };
+}
+
+/** Bands searched for text, as fractions of the card height (top: name/number rows, bottom: plate/legal rows). */
+export const TEXT_BANDS: [number, number][] = [
+  [0.015, 0.19],
+  [0.735, 0.995],
+];
+
+const MIN_GLYPH_PX = 8;
+const MAX_LINES_PER_BAND = 6;
+const NUMBER_WHITELIST = '0123456789/#';
+
+function pickLines(lines: TextLine[], height: number): TextLine[] {
+  const out: TextLine[] = [];
+  TEXT_BANDS.forEach(([a, b], i) => {
+    const y0 = a * height;
+    const y1 = b * height;
+    const inBand = lines.filter((l) => l.glyphHeight >= MIN_GLYPH_PX && (l.y0 + l.y1) / 2 >= y0 && (l.y0 + l.y1) / 2 < y1);
+    // Nearest the card's outer edge first (top band: from the top; bottom band: from the bottom).
+    inBand.sort((p, q) => (i === 0 ? p.y0 - q.y0 : q.y1 - p.y1));
+    out.push(...inBand.slice(0, MAX_LINES_PER_BAND));
+  });
+  return out.sort((p, q) => p.y0 - q.y0 || p.x0 - q.x0);
+}
+
+export async function readSide(img: RgbImage, ocr: OcrPool): Promise<SideText> {
+  let t = performance.now();
+  const h = img.height;
+  const { lines } = findTextLines(img, { bands: TEXT_BANDS.map(([a, b]) => [a * h, b * h]) });
+  const picked = pickLines(lines, h);
+  const find = performance.now() - t;
+  t = performance.now();
+  const reads = await readLines(img, picked, ocr);
+  // Number-like lines whose first reading is not clean: read again with digits, '/' and '#' only.
+  const again = reads.filter((r) => /[#/]/.test(r.text) && /\d/.test(r.text) && r.text.length <= 12 && (r.confidence < 85 || /[^\d/#\s]/.test(r.text)) && !/[A-Za-z]{2,}|-/.test(r.text));
+  const fixed = await Promise.all(again.map((r) => readLineRestricted(img, r.line, ocr, NUMBER_WHITELIST)));
+  // (Tesseract reports no usable confidence under a whitelist; the re-read is taken when it is a clean number
+  // and the first reading only differs by digit look-alikes or trailing marks.)
+  fixed.forEach((f, i) => {
+    const r = again[i]!;
+    const clean = f.text.replace(/\s+/g, '');
+    if (!/^#?\d{1,4}(\/\d{1,4})?$/.test(clean)) return;
+    // The first reading without trailing marks (rarity symbols read as `@`, `®`...).
+    const core = r.text.replace(/\s+[^\s]{1,2}$/, '').replace(/\s+/g, '');
+    if (core.length !== clean.length) return;
+    for (let k = 0; k < core.length; k++) {
+      const a = core[k]!;
+      const b = clean[k]!;
+      if (a !== b && !(/\d/.test(b) && /[OoDQlI|i!LZzSsBgqGb\d]/.test(a))) return;
+    }
+    r.text = clean;
+    r.confidence = Math.max(r.confidence, 60);
+  });
+  const ocrMs = performance.now() - t;
+  const fields = classifyLines(reads, h);
+  return { ...fields, lines: reads, timingsMs: { find, ocr: ocrMs } };
+}

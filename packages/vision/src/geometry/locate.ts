@@ -1,0 +1,117 @@
+import { AppError } from '@cardlens/errors';
+import { chooseDecodeShrink, decodeScaled, downsampleRgb, probeImage, type ImageInfo } from '../image/decode';
+import type { Quad, RgbImage } from '../image/types';
+import { detectCardCoarse, refineQuad, type CoarseDetection, type RefinedQuad } from './detect';
+import { quadArea, scaleQuad } from './quad';
+import { resolveCardEdges, type ResolveResult } from './resolve';
+import { orientQuad, type OrientationDecision } from './orientation';
+
+export interface LocateOptions {
+  /** Long side (px) the detection image is reduced to (integer box factor, so 1-2x this). Default 480. */
+  detectLongSide?: number;
+  /** Card height (px) wanted in the working image for a card filling 25% of the frame. Default 760. */
+  minCardPx?: number;
+  /**
+   * A coarse quad from another source (e.g. the keypoint model), TL,TR,BR,BL in original (EXIF-oriented) image
+   * pixels; skips the classical detector and goes straight to refinement.
+   */
+  coarseQuad?: Quad;
+}
+
+export interface LocatedCard {
+  info: ImageInfo;
+  /** The working image: the photo decoded once at 1/scale of its size (shrink-on-load for JPEG). */
+  work: RgbImage;
+  /** Original px per working px (x and y). */
+  scaleX: number;
+  scaleY: number;
+  /** Refined corners TL,TR,BR,BL in working-image pixels. */
+  quadWork: Quad;
+  /** Refined corners TL,TR,BR,BL in original (EXIF-oriented) image pixels. */
+  quadPx: Quad;
+  /** 0..1: detection score x refinement confidence. */
+  confidence: number;
+  coarse: CoarseDetection | null;
+  refined: RefinedQuad;
+  resolved: ResolveResult;
+  /** Whether the corner order was turned by 180 degrees by the layout model, and its margin. */
+  orientation: OrientationDecision;
+  timingsMs: { probe: number; decode: number; detect: number; refine: number };
+}
+
+/** Detection scores below this are reported as card_not_found. */
+export const MIN_DETECTION_SCORE = 0.12;
+
+/**
+ * From photo bytes to a located card: probe (limits, EXIF), decode once at the scale a card needs (one entropy
+ * decode is the dominant cost for a 12-MP JPEG, so there is no second decode), find the card on a box-reduced
+ * copy, refine its corners there and then on the working image to subpixel accuracy.
+ * Throws AppError invalid_image / image_too_large / card_not_found.
+ */
+export async function locateCard(bytes: Uint8Array, options: LocateOptions = {}): Promise<LocatedCard> {
+  const now = (): number => performance.now();
+  let t = now();
+  const info = await probeImage(bytes);
+  const timingsMs = { probe: now() - t, decode: 0, detect: 0, refine: 0 };
+  t = now();
+  const decoded = await decodeScaled(bytes, info, chooseDecodeShrink(info, options.minCardPx));
+  const work = decoded.image;
+  timingsMs.decode = now() - t;
+
+  t = now();
+  let coarse: CoarseDetection | null = null;
+  let coarseWork: Quad;
+  let searchPx: number;
+  if (options.coarseQuad) {
+    coarseWork = scaleQuad(options.coarseQuad, 1 / decoded.scaleX, 1 / decoded.scaleY);
+    searchPx = 0; // refineQuad's default: 2% of the card's short side
+  } else {
+    const k = Math.max(1, Math.floor(Math.max(work.width, work.height) / (options.detectLongSide ?? 480)));
+    const det = downsampleRgb(work, k, 4);
+    coarse = detectCardCoarse(det);
+    if (!coarse || coarse.score < MIN_DETECTION_SCORE) {
+      throw new AppError('card_not_found', 'No trading card could be found in the photo.');
+    }
+    // a first refinement at the detection scale brings the quad to a fraction of a detection pixel
+    const r0 = refineQuad(det, coarse.quad, { passes: 2 });
+    const q0 = r0.confidence > 0.2 ? r0.quad : coarse.quad;
+    coarseWork = scaleQuad(q0, k);
+    searchPx = Math.max(3, 1.5 * k);
+  }
+  timingsMs.detect = now() - t;
+  t = now();
+  let start = refineQuad(work, coarseWork, searchPx > 0 ? { searchPx, passes: 1 } : { passes: 2 }).quad;
+  // the coarse quad may sit on the print frame or on a sleeve outline: move each side to the card edge
+  const resolved = resolveCardEdges(work, start);
+  start = resolved.quad;
+  const refined = refineQuad(work, start, { searchPx: 3, passes: 2 });
+  // geometry leaves a 180-degree ambiguity (upside-down or sideways photos): decide it from the layout
+  const orientation = orientQuad(work, refined.quad);
+  if (orientation.flipped) {
+    const turn = <T>(a: [T, T, T, T]): [T, T, T, T] => [a[2], a[3], a[0], a[1]];
+    refined.quad = orientation.quad;
+    refined.lines = turn(refined.lines);
+    refined.sigmaPx = turn(refined.sigmaPx);
+    refined.inlierFraction = turn(refined.inlierFraction);
+  }
+  timingsMs.refine = now() - t;
+  const area = quadArea(refined.quad);
+  if (!Number.isFinite(area) || area < 0.01 * work.width * work.height) {
+    throw new AppError('card_not_found', 'No trading card could be found in the photo.');
+  }
+  const confidence = (coarse ? Math.min(1, coarse.score * 1.5) : 1) * refined.confidence;
+  return {
+    info,
+    work,
+    scaleX: decoded.scaleX,
+    scaleY: decoded.scaleY,
+    quadWork: refined.quad,
+    quadPx: scaleQuad(refined.quad, decoded.scaleX, decoded.scaleY),
+    confidence,
+    coarse,
+    refined,
+    resolved,
+    orientation,
+    timingsMs,
+  };
+}

@@ -1,0 +1,16 @@
+// @cardlens/vision: the grading engine, pure functions on image bytes.
+export {
+  analyzeSide,
+  crossCheckSide,
+  createCardEngine,
+  gradeSides,
+  ENGINE_VERSION,
+  type AnalyzeOptions,
+  type CardAnalysis,
+  type CardEngine,
+  type IdentificationEvidence,
+  type SeverityCrossCheck,
+  type SideAnalysis,
+} from './engine';
+export { IMAGE_LIMITS } from './image/decode';
+export { renderOverlay, type OverlayInput } from './overlay';

@@ -1,0 +1,57 @@
+import type { ServerUnaryCall } from '@grpc/grpc-js';
+import { inferenceV1 } from '@cardlens/contracts';
+import { AppError } from '@cardlens/errors';
+import { unaryHandler, type GrpcService } from '@cardlens/grpc-kit';
+import type { CardEngine } from '@cardlens/vision';
+import type { AnalysisQueue } from '../analysis-queue';
+import { gradingToProto } from './to-proto';
+
+/** Thin transport: validate, queue one engine analysis (honouring the caller's deadline), map the result. */
+export function inferenceGrpcService(deps: { engine: CardEngine; queue: AnalysisQueue }): GrpcService {
+  const implementation: inferenceV1.InferenceServiceServer = {
+    analyzeCard: unaryHandler<inferenceV1.AnalyzeCardRequest, inferenceV1.AnalyzeCardResponse>(async (request, call) => {
+      if (!request.front || request.front.length === 0) throw new AppError('missing_front_image', 'The front image is required.');
+      const abandoned = callerGaveUp(call);
+      const analysis = await deps.queue.run(
+        () =>
+          deps.engine.analyzeCard(
+            { front: request.front, ...(request.back && request.back.length > 0 ? { back: request.back } : {}) },
+            { overlay: request.wantOverlay, evidence: request.wantEvidence },
+          ),
+        abandoned,
+      );
+      // Corners normalised to the photo's displayed (EXIF-oriented) size, as the contract defines them.
+      const detection = (side: typeof analysis.sides.front | undefined): inferenceV1.CardDetection | undefined =>
+        side
+          ? {
+              found: true,
+              quad: side.quadPx.map(([x, y]) => ({ x: x / side.imageSize.width, y: y / side.imageSize.height })),
+              confidence: side.detectionConfidence,
+              detector: side.detector,
+            }
+          : undefined;
+      return {
+        frontDetection: detection(analysis.sides.front),
+        backDetection: detection(analysis.sides.back),
+        grading: request.wantGrading
+          ? gradingToProto(
+              analysis.grading,
+              { front: analysis.sides.front.centering, ...(analysis.sides.back ? { back: analysis.sides.back.centering } : {}) },
+              Boolean(analysis.overlayPng),
+            )
+          : undefined,
+        evidence: analysis.evidence,
+        ...(analysis.overlayPng ? { overlayPng: analysis.overlayPng } : {}),
+        modelVersion: deps.engine.version,
+      };
+    }),
+  };
+  return { definition: inferenceV1.InferenceServiceService, implementation };
+}
+
+/** True once the caller cancelled or its deadline passed: queued work for it is dropped. */
+function callerGaveUp(call: ServerUnaryCall<unknown, unknown>): () => boolean {
+  const deadline = call.getDeadline();
+  const deadlineMs = deadline instanceof Date ? deadline.getTime() : Number(deadline);
+  return () => call.cancelled || (Number.isFinite(deadlineMs) && deadlineMs > 0 && Date.now() > deadlineMs);
+}

@@ -1,0 +1,36 @@
+import { createCardEngine } from '@cardlens/vision';
+import { startGrpcServer } from '@cardlens/grpc-kit';
+import type { Logger } from '@cardlens/telemetry';
+import { AnalysisQueue } from './analysis-queue';
+import type { InferenceConfig } from './config';
+import { inferenceGrpcService } from './grpc/inference-grpc';
+
+export interface RunningService {
+  grpcPort: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Wires the inference service: the engine (model runtime chosen and warmed up before the server reports
+ * SERVING), the bounded analysis queue, the gRPC server.
+ */
+export async function startInferenceService(options: { config: InferenceConfig; logger: Logger }): Promise<RunningService> {
+  const { config, logger } = options;
+  const engine = await createCardEngine({ logger });
+  const warm = await engine.warmUp();
+  logger.info({ backend: engine.backend, version: engine.version, warmUpMs: warm.ms }, 'inference engine ready');
+  const queue = new AnalysisQueue({ concurrency: config.INFERENCE_CONCURRENCY, maxQueued: config.INFERENCE_MAX_QUEUED });
+  const server = await startGrpcServer({
+    host: config.INFERENCE_GRPC_HOST,
+    port: config.INFERENCE_GRPC_PORT,
+    services: [inferenceGrpcService({ engine, queue })],
+    logger,
+  });
+  return {
+    grpcPort: server.port,
+    stop: async () => {
+      await server.shutdown();
+      await engine.close();
+    },
+  };
+}
