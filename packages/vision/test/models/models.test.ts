@@ -14,17 +14,22 @@ beforeAll(async () => {
 
 describe('committed models', () => {
   it.each([
-    [KEYPOINT_MODEL, [1, KEYPOINT_INPUT, KEYPOINT_INPUT, 3], [1, KEYPOINT_GRID, KEYPOINT_GRID, 4]],
-    [SEVERITY_MODELS.corner, [4, CORNER_INPUT, CORNER_INPUT, 3], [4, 3]],
-    [SEVERITY_MODELS.edge, [4, EDGE_INPUT.depth, EDGE_INPUT.along, 3], [4, 3]],
-    [SEVERITY_MODELS.surface, [1, SURFACE_INPUT.height, SURFACE_INPUT.width, 3], [1, SURFACE_GRID.rows, SURFACE_GRID.cols, 1]],
-  ])('%s loads from packages/vision/models and has the right output shape', async (name, inShape, outShape) => {
+    // the corner model has two heads: heatmaps and orientation logits
+    [KEYPOINT_MODEL, [1, KEYPOINT_INPUT, KEYPOINT_INPUT, 3], [[1, KEYPOINT_GRID, KEYPOINT_GRID, 4], [1, 4]]],
+    [SEVERITY_MODELS.corner, [4, CORNER_INPUT, CORNER_INPUT, 3], [[4, 3]]],
+    [SEVERITY_MODELS.edge, [4, EDGE_INPUT.depth, EDGE_INPUT.along, 3], [[4, 3]]],
+    [SEVERITY_MODELS.surface, [1, SURFACE_INPUT.height, SURFACE_INPUT.width, 3], [[1, SURFACE_GRID.rows, SURFACE_GRID.cols, 1]]],
+  ])('%s loads from packages/vision/models and has the right output shape', async (name, inShape, outShapes) => {
     const model = await rt.loadModel(name);
-    const y = rt.tf.tidy(() => model.predict(rt.tf.zeros(inShape)) as ReturnType<typeof rt.tf.zeros>);
-    expect(y.shape).toEqual(outShape);
-    const v = y.dataSync();
-    y.dispose();
-    expect(Array.from(v).every(Number.isFinite)).toBe(true);
+    type T = ReturnType<typeof rt.tf.zeros>;
+    const out = rt.tf.tidy(() => model.predict(rt.tf.zeros(inShape)) as T | T[]);
+    const ys = Array.isArray(out) ? out : [out];
+    expect(ys.map((y) => y.shape)).toEqual(outShapes);
+    for (const y of ys) {
+      const v = y.dataSync();
+      y.dispose();
+      expect(Array.from(v).every(Number.isFinite)).toBe(true);
+    }
     const meta = await rt.modelMetadata(name);
     expect(meta.training).toBeDefined();
   });

