@@ -12,6 +12,7 @@
  *     borders (art shapes have crisp anti-aliased borders).
  */
 import type { GrayImage, RgbImage } from '../image/types';
+import { sampleBilinear as sample } from './lines';
 import type { LineSegment } from './lines';
 
 export interface BlobFinding {
@@ -34,17 +35,6 @@ export interface BlobOptions {
   ignore?: Uint8Array;
 }
 
-function sample(l: GrayImage, x: number, y: number): number {
-  const w = l.width;
-  const h = l.height;
-  const xi = Math.max(0, Math.min(w - 2, Math.floor(x)));
-  const yi = Math.max(0, Math.min(h - 2, Math.floor(y)));
-  const fx = Math.max(0, Math.min(1, x - xi));
-  const fy = Math.max(0, Math.min(1, y - yi));
-  const i = yi * w + xi;
-  const d = l.data;
-  return (d[i]! * (1 - fx) + d[i + 1]! * fx) * (1 - fy) + (d[i + w]! * (1 - fx) + d[i + w + 1]! * fx) * fy;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Scuffs

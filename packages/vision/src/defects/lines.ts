@@ -252,7 +252,8 @@ export interface LineOptions {
 }
 
 /** Profile level at (x, y) by bilinear interpolation. */
-function sample(l: GrayImage, x: number, y: number): number {
+/** Bilinear sample of a grey image at continuous (x, y), clamped to the image. */
+export function sampleBilinear(l: GrayImage, x: number, y: number): number {
   const w = l.width;
   const h = l.height;
   const xi = Math.max(0, Math.min(w - 2, Math.floor(x)));
@@ -419,18 +420,18 @@ function describe(sg: RawSeg, lum: GrayImage, maps: RidgeMaps, ppm: number): Lin
     const nxv = maps.nx[i]!;
     const nyv = maps.ny[i]!;
     const c = Math.max(
-      sample(lum, x - 0.5, y - 0.5),
-      sg.polarity === 1 ? sample(lum, x - 0.5 + 0.5 * nxv, y - 0.5 + 0.5 * nyv) : -Infinity,
-      sg.polarity === 1 ? sample(lum, x - 0.5 - 0.5 * nxv, y - 0.5 - 0.5 * nyv) : -Infinity,
+      sampleBilinear(lum, x - 0.5, y - 0.5),
+      sg.polarity === 1 ? sampleBilinear(lum, x - 0.5 + 0.5 * nxv, y - 0.5 + 0.5 * nyv) : -Infinity,
+      sg.polarity === 1 ? sampleBilinear(lum, x - 0.5 - 0.5 * nxv, y - 0.5 - 0.5 * nyv) : -Infinity,
     );
     const cd = Math.min(
-      sample(lum, x - 0.5, y - 0.5),
-      sample(lum, x - 0.5 + 0.5 * nxv, y - 0.5 + 0.5 * nyv),
-      sample(lum, x - 0.5 - 0.5 * nxv, y - 0.5 - 0.5 * nyv),
+      sampleBilinear(lum, x - 0.5, y - 0.5),
+      sampleBilinear(lum, x - 0.5 + 0.5 * nxv, y - 0.5 + 0.5 * nyv),
+      sampleBilinear(lum, x - 0.5 - 0.5 * nxv, y - 0.5 - 0.5 * nyv),
     );
     const centre = sg.polarity === 1 ? c : cd;
-    const a = 0.5 * (sample(lum, x - 0.5 + 3 * nxv, y - 0.5 + 3 * nyv) + sample(lum, x - 0.5 + 4 * nxv, y - 0.5 + 4 * nyv));
-    const b = 0.5 * (sample(lum, x - 0.5 - 3 * nxv, y - 0.5 - 3 * nyv) + sample(lum, x - 0.5 - 4 * nxv, y - 0.5 - 4 * nyv));
+    const a = 0.5 * (sampleBilinear(lum, x - 0.5 + 3 * nxv, y - 0.5 + 3 * nyv) + sampleBilinear(lum, x - 0.5 + 4 * nxv, y - 0.5 + 4 * nyv));
+    const b = 0.5 * (sampleBilinear(lum, x - 0.5 - 3 * nxv, y - 0.5 - 3 * nyv) + sampleBilinear(lum, x - 0.5 - 4 * nxv, y - 0.5 - 4 * nyv));
     const flank = 0.5 * (a + b);
     const height = sg.polarity === 1 ? centre - Math.max(a, b) : Math.min(a, b) - centre;
     const ampl = Math.abs(centre - flank);
