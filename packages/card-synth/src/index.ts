@@ -30,4 +30,4 @@ export { sampleTemplate, buildCondition, type CardCondition, type SideCondition,
 export { chooseCondition, TARGET_GRADE_WEIGHTS, type ConditionRequest, type ConditionChoice } from './targeting';
 export { cardSpecFromRecord, type CardSpec, type Finish, type Rgb } from './card';
 export { pickRecord, recordAt, catalogSize, type CatalogRecord, type CatalogGame } from './catalog';
-export { Rng } from './prng';
+export { Rng, mulberry32 } from './prng';

@@ -145,3 +145,18 @@ export function hsl(h: number, s: number, l: number): [number, number, number] {
 export function luminance(rgb: readonly [number, number, number]): number {
   return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
 }
+
+/**
+ * mulberry32 as a bare function: a small, fast, deterministic stream for tools that need plain numbers in
+ * [0, 1) without the Rng class (the vision package's training scripts and synthetic test scenes).
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

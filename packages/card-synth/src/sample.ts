@@ -32,23 +32,12 @@ export function splitOf(seed: number): Split {
   return seed >= EVAL_SEED_START ? 'eval' : 'train';
 }
 
-export interface CardLabel {
-  catalogId: string;
-  game: string;
-  name: string;
-  subject: string;
-  set: string;
-  release: string | null;
-  year: number | null;
-  number: string;
-  printedNumber: string;
-  copyright: string;
-  parallel: string | null;
-  printRun: number | null;
-  serial: string | null;
-  finish: string;
-  borderColor: string;
-}
+/** The card as the label reports it: the printed identity from CardSpec, without the design's extras. */
+export type CardLabel = Pick<
+  CardSpec,
+  | 'catalogId' | 'game' | 'name' | 'subject' | 'set' | 'release' | 'year' | 'number' | 'printedNumber' | 'copyright'
+  | 'parallel' | 'printRun' | 'serial' | 'finish' | 'borderColor'
+>;
 
 export interface SampleTags extends PhotoTags {
   /** Which photos carry each tag. */

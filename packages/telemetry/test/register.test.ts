@@ -24,4 +24,15 @@ describe('node --import tsx --import @cardlens/telemetry/register', () => {
     expect(result.response.kind).toBe(1); // SpanKind.SERVER, created by the gRPC instrumentation
     expect(JSON.parse(result.logs[0] ?? '{}')).toMatchObject({ service: 'fixture', trace_id: result.callerTraceId });
   });
+
+  it('leaves worker threads alone: they inherit the flags without tsx, and still start', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.NODE_OPTIONS;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--import', '@cardlens/telemetry/register', 'test/fixtures/plain-worker.ts'],
+      { cwd: root, env, timeout: 30_000 },
+    );
+    expect(stdout.trim()).toBe('worker up');
+  });
 });

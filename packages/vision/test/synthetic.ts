@@ -2,19 +2,10 @@
 // frame at known offsets, busy art) mapped by a known homography into a cluttered, noisy photo. Each photo pixel
 // is the average of 4x4 analytic sub-samples, so the truth (corners, borders) is exact to well below 0.1 px.
 import sharp from 'sharp';
+import { mulberry32 } from '@cardlens/card-synth';
 import type { Point, Quad, RgbImage } from '../src/image/types';
 import { applyHomography, homographyFromPoints, invertHomography } from '../src/geometry/homography';
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SyntheticCard {
   /** border widths in mm */

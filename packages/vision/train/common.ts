@@ -28,17 +28,8 @@ export async function trainingRuntime(): Promise<ModelRuntime> {
   return runtime;
 }
 
-/** mulberry32: small, fast, deterministic. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The training scripts' seeded stream (mulberry32, shared with the generator package). */
+export { mulberry32 as rng } from '@cardlens/card-synth';
 
 export function shuffled(n: number, rand: () => number): Int32Array {
   const idx = new Int32Array(n);

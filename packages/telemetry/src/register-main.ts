@@ -1,6 +1,7 @@
 /**
- * Preload entry: `node --import tsx --import @cardlens/telemetry/register src/main.ts`
- * (after tsx, so the ESM loader hook below sees compiled JavaScript).
+ * The main-thread part of the preload entry `@cardlens/telemetry/register` (src/register.mjs), loaded with
+ * `node --import tsx --import @cardlens/telemetry/register src/main.ts` (after tsx, so the ESM loader hook
+ * below sees compiled JavaScript).
  *
  * Installs import-in-the-middle's loader hook in "only hooked modules" mode and enables the
  * instrumentations, before the application graph is loaded, so `import` of @grpc/grpc-js, express, kafkajs,
