@@ -139,7 +139,25 @@ function stayProbability(g: number, q: number, sigma: number): number {
   return normalCdf((hi - g) / sigma) - normalCdf((lo - g) / sigma);
 }
 
+/**
+ * 1-sigma error, in grade points, of a side sub-grade that the learned calibration set: about its held-out
+ * mean absolute error x 1.25 (GRADING.md, "Learned components").
+ */
+export const CALIBRATION_SIGMA_GRADES = 1.0;
+
+/** The calibrated severities in place of the measured ones (creases still cap from their measurements). */
+function calibratedElements(s: SideMeasurements, cat: Category): Elements {
+  const c = s.calibrated!;
+  const severities = cat === 'corners' ? CORNER_IDS.map((id) => c.corners[id]) : cat === 'edges' ? EDGE_IDS.map((id) => c.edges[id]) : [c.surface];
+  return { severities, creaseGrades: elementsOf(s, cat).creaseGrades };
+}
+
 function categoryStability(m: CardMeasurements, cat: Category, noise: MeasurementNoise, q: number): number {
+  if (m.front.calibrated) {
+    // The calibration, not measurement noise, is what can move a calibrated sub-grade.
+    const g = combinedContinuous(calibratedElements(m.front, cat), m.back?.calibrated ? calibratedElements(m.back, cat) : m.back ? elementsOf(m.back, cat) : undefined);
+    return stayProbability(g, q, CALIBRATION_SIGMA_GRADES);
+  }
   const front = elementsOf(m.front, cat);
   const back = m.back ? elementsOf(m.back, cat) : undefined;
   const g = combinedContinuous(front, back);

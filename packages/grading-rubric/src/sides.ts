@@ -17,20 +17,32 @@ export function gradeSide(side: Side, m: SideMeasurements): SideGrades {
   for (const id of EDGE_IDS) edges[id] = assessEdge(m.edges[id], id).severity;
   const surface = m.surface.map((d) => assessSurfaceDefect(d).severity);
 
-  const cornersAggregate = aggregateSeverities(Object.values(corners));
-  const edgesAggregate = aggregateSeverities(Object.values(edges));
-  const surfaceAggregate = aggregateSeverities(surface);
+  const measuredAggregates = { corners: aggregateSeverities(Object.values(corners)), edges: aggregateSeverities(Object.values(edges)), surface: aggregateSeverities(surface) };
+  const cal = m.calibrated;
+  const cornersAggregate = cal ? aggregateSeverities(Object.values(cal.corners)) : measuredAggregates.corners;
+  const edgesAggregate = cal ? aggregateSeverities(Object.values(cal.edges)) : measuredAggregates.edges;
+  const surfaceAggregate = cal ? cal.surface : measuredAggregates.surface;
   const unrounded = {
     corners: gradeFromSeverity(cornersAggregate),
     edges: gradeFromSeverity(edgesAggregate),
     surface: gradeFromSeverity(surfaceAggregate),
   };
+  const measured = cal
+    ? {
+        corners: quantizeHalf(gradeFromSeverity(measuredAggregates.corners)),
+        edges: quantizeHalf(gradeFromSeverity(measuredAggregates.edges)),
+        surface: quantizeHalf(gradeFromSeverity(measuredAggregates.surface)),
+        conditions: cal.conditions,
+      }
+    : undefined;
   return {
     centering: bgsSideGrade(side, centeringShares(m.centering)),
     corners: quantizeHalf(unrounded.corners),
     edges: quantizeHalf(unrounded.edges),
     surface: quantizeHalf(unrounded.surface),
     unrounded,
+    ...(measured ? { measured } : {}),
+    // element severities stay the measurements' (the defect list and its text describe those)
     severities: { corners, edges, surface, cornersAggregate, edgesAggregate, surfaceAggregate },
   };
 }

@@ -163,6 +163,14 @@ function categorySentence(ctx: TextContext, cat: Category, limits: LimitingFacto
   const sides = ctx.back ? ` (front ${formatGrade(ctx.front[cat])}, back ${formatGrade(ctx.back[cat])})` : ' (front only)';
   const list = findings(ctx, cat);
   const head = `${cat[0]!.toUpperCase()}${cat.slice(1)} ${formatGrade(g)}${sides}`;
+  const calibration = calibrationNote(ctx, cat);
+  if (calibration) {
+    const worst = list[0];
+    const measured = worst ? `measured ${defectClause(worst)} (${formatGrade(worst.defect.gradeLevel)} on its own)` : CATEGORY_EMPTY[cat];
+    const text = `${measured}; ${calibration}`;
+    limits.push({ target: cat, side: worst?.defect.side ?? 'front', grade: g, text });
+    return `${head}: ${text}.`;
+  }
   const worst = list[0];
   if (!worst) return `${head}: ${CATEGORY_EMPTY[cat]}.`;
   if (g >= 10) return `${head}: ${defectClause(worst)} is within the tolerance of a 10.`;
@@ -188,6 +196,21 @@ function categorySentence(ctx: TextContext, cat: Category, limits: LimitingFacto
   }
   limits.push({ target: cat, side: worst.defect.side, grade: g, text });
   return `${head}: ${text}${notes.length ? ` (${notes.join('; ')})` : ''}.`;
+}
+
+/**
+ * When the learned calibration moved a side's grade away from what its measurements alone give, says so with
+ * both numbers and what the calibration saw in the photo; undefined when it changed nothing.
+ */
+function calibrationNote(ctx: TextContext, cat: Category): string | undefined {
+  const moved = (['front', 'back'] as const).flatMap((side) => {
+    const grades = side === 'front' ? ctx.front : ctx.back;
+    const m = grades?.measured;
+    return m && m[cat] !== grades[cat] ? [{ side, measured: m[cat], calibrated: grades[cat], conditions: m.conditions }] : [];
+  });
+  if (moved.length === 0) return undefined;
+  const parts = moved.map((c) => `${c.side} ${formatGrade(c.measured)} from the measurements alone, ${formatGrade(c.calibrated)} calibrated (${c.conditions})`);
+  return `the learned calibration for the photo conditions reads ${parts.join('; ')}`;
 }
 
 function overallSentence(ctx: TextContext, limits: LimitingFactor[]): string {

@@ -69,6 +69,21 @@ export interface SideMeasurements {
   edges: Record<EdgeId, EdgeMeasurement>;
   surface: SurfaceDefect[];
   centering: CenteringMeasurement;
+  /**
+   * Severities (0-1) calibrated for the photo by the engine's learned calibration model, when it ran: they
+   * replace the severities of the measurements for the corner, edge and surface sub-grades (the measured
+   * grades are kept beside them and both appear in the justification).
+   */
+  calibrated?: SideCalibration;
+}
+
+export interface SideCalibration {
+  corners: Record<CornerId, number>;
+  edges: Record<EdgeId, number>;
+  /** Severity of the side's surface as a whole. */
+  surface: number;
+  /** What the calibration saw in the photo, for the justification, e.g. 'glare on 12 % of the side'. */
+  conditions: string;
 }
 
 /** The rubric input: the front always, the back when it was photographed and assessed. */
@@ -181,6 +196,8 @@ export interface SideGrades {
   surface: number;
   /** Unquantised grades (10 - 9 x severity) behind corners/edges/surface. */
   unrounded: { corners: number; edges: number; surface: number };
+  /** With a calibration: the grades the measurements alone give, and what the calibration saw. */
+  measured?: { corners: number; edges: number; surface: number; conditions: string };
   severities: SideSeverities;
 }
 

@@ -5,7 +5,9 @@
  * EVAL_SEED_START = 1,000,000; training uses seeds below it), runs the engine on each pair and compares with the
  * generator's exact labels. Prints a table and, as the LAST line, one JSON object.
  *   BENCH_N (default 500), BENCH_FIRST_SEED (default 1000000), BENCH_MEGAPIXELS (unset: the generator's 2-12 MP mix).
- * Generation time is excluded; msPerPair is the engine only (both sides, grading; no OCR, no overlay).
+ * Generation time is excluded; msPerPair is the engine only (both sides, calibration, grading; no OCR, no overlay).
+ * detectionFailureRate: pairs where a side's card was not found within 2 % of its diagonal (in either the printed
+ * or the 180-degree turned corner order); orientationErrorRate: sides found exactly but read upside down.
  */
 import { performance } from 'node:perf_hooks';
 import { generateSample, EVAL_SEED_START, type SampleLabel } from '@cardlens/card-synth';
@@ -20,6 +22,8 @@ interface Row {
   seed: number;
   hard: boolean;
   detected: boolean;
+  /** Sides found exactly but turned by 180 degrees. */
+  turnedSides: number;
   ms: number;
   megapixels: number;
   centeringErrors: number[];
@@ -38,18 +42,20 @@ const quantile = (xs: number[], q: number): number => {
 const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 const round = (x: number, d = 3): number => Math.round(x * 10 ** d) / 10 ** d;
 
-/** A detection counts as failed when the engine finds no card or a corner is off by > 2% of the card diagonal. */
-function detectionOk(label: SampleLabel, analysis: CardAnalysis): boolean {
-  for (const side of ['front', 'back'] as const) {
-    const truth = label.photo[side].quadPx;
-    const found = analysis.sides[side]?.quadPx;
-    if (!found) return false;
-    const diag = Math.hypot(truth[2]![0] - truth[0]![0], truth[2]![1] - truth[0]![1]);
-    for (let i = 0; i < 4; i++) {
-      if (Math.hypot(found[i]![0] - truth[i]![0], found[i]![1] - truth[i]![1]) > 0.02 * diag) return false;
-    }
-  }
-  return true;
+/**
+ * Per side: 'ok' when every corner is within 2 % of the card diagonal of the truth in the printed order,
+ * 'turned' when that holds only with the corners turned by 180 degrees (the card found exactly, its up read the
+ * wrong way round: a centering ratio then reads mirrored, the grade is unaffected), 'failed' otherwise or when no
+ * card was found.
+ */
+type SideDetection = 'ok' | 'turned' | 'failed';
+function sideDetection(label: SampleLabel, analysis: CardAnalysis, side: 'front' | 'back'): SideDetection {
+  const truth = label.photo[side].quadPx;
+  const found = analysis.sides[side]?.quadPx;
+  if (!found) return 'failed';
+  const diag = Math.hypot(truth[2]![0] - truth[0]![0], truth[2]![1] - truth[0]![1]);
+  const within = (k: number) => found.every(([x, y], i) => Math.hypot(x - truth[(i + k) % 4]![0], y - truth[(i + k) % 4]![1]) <= 0.02 * diag);
+  return within(0) ? 'ok' : within(2) ? 'turned' : 'failed';
 }
 
 function summarise(rows: Row[]) {
@@ -58,6 +64,7 @@ function summarise(rows: Row[]) {
   return {
     n: rows.length,
     detectionFailureRate: round(rows.filter((r) => !r.detected).length / Math.max(1, rows.length), 4),
+    orientationErrorRate: round(rows.reduce((a, r) => a + r.turnedSides, 0) / Math.max(1, 2 * rows.length), 4),
     centeringMae: round(mean(centering)),
     centeringP95: round(quantile(centering, 0.95)),
     subgradeMae: Object.fromEntries(SUB.map((k) => [k, round(mean(ok.map((r) => r.subErrors[k])))])),
@@ -87,13 +94,20 @@ async function main(): Promise<void> {
     }
     const ms = performance.now() - t;
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    const row: Row = { seed, hard: label.tags.hard, detected: false, ms, megapixels, centeringErrors: [], subErrors: { centering: 0, corners: 0, edges: 0, surface: 0 }, gradeError: 0 };
-    if (analysis && detectionOk(label, analysis)) {
+    const row: Row = { seed, hard: label.tags.hard, detected: false, turnedSides: 0, ms, megapixels, centeringErrors: [], subErrors: { centering: 0, corners: 0, edges: 0, surface: 0 }, gradeError: 0 };
+    const detections = analysis ? (['front', 'back'] as const).map((side) => sideDetection(label, analysis, side)) : ['failed', 'failed'];
+    if (analysis && !detections.includes('failed')) {
       row.detected = true;
-      for (const side of ['front', 'back'] as const) {
+      (['front', 'back'] as const).forEach((side, i) => {
+        const turned = detections[i] === 'turned';
+        if (turned) row.turnedSides++;
         const measured = analysis.sides[side]!.centering;
-        row.centeringErrors.push(Math.abs(measured.leftRight - label.centering[side].leftRight), Math.abs(measured.topBottom - label.centering[side].topBottom));
-      }
+        // a side read turned by 180 degrees reports its ratios mirrored: compared with the mirrored truth
+        const truth = label.centering[side];
+        const lr = turned ? 100 - truth.leftRight : truth.leftRight;
+        const tb = turned ? 100 - truth.topBottom : truth.topBottom;
+        row.centeringErrors.push(Math.abs(measured.leftRight - lr), Math.abs(measured.topBottom - tb));
+      });
       for (const k of SUB) row.subErrors[k] = Math.abs(analysis.grading.subGrades[k] - label.truth.subGrades[k]);
       row.gradeError = Math.abs(analysis.grading.grade - label.truth.grade);
     }
@@ -123,6 +137,7 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${'metric'.padEnd(24)} ${'all'.padStart(12)} ${'hard slice'.padStart(12)}\n`);
   line('n', all.n, hard.n);
   line('detectionFailureRate', all.detectionFailureRate, hard.detectionFailureRate);
+  line('orientationErrorRate', all.orientationErrorRate, hard.orientationErrorRate);
   line('centeringMae (points)', all.centeringMae, hard.centeringMae);
   line('centeringP95 (points)', all.centeringP95, hard.centeringP95);
   for (const k of SUB) line(`subgradeMae.${k}`, all.subgradeMae[k], hard.subgradeMae[k]);

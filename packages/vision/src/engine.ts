@@ -3,10 +3,11 @@
  * computed by the modules it calls:
  *   locate (decode at the scale the card needs, classical detection with the learned corner model as the
  *   fallback, subpixel corners) → centering on the photo through the card homography → rectify to 630 x 880
- *   (10 px/mm) → corners, edges, surface → the rubric (@cardlens/grading-rubric) → the learned severity models
- *   as a cross-check of the measurements → optional overlay and identification evidence.
+ *   (10 px/mm) → corners, edges, surface → the learned calibration of those measurements for the photo's
+ *   conditions → the rubric (@cardlens/grading-rubric) → the learned severity models as a cross-check → optional
+ *   overlay and identification evidence.
  */
-import { gradeCard, type CardMeasurements, type RubricResult, type SideMeasurements } from '@cardlens/grading-rubric';
+import { gradeCard, gradeSide, type CardMeasurements, type RubricResult, type SideMeasurements } from '@cardlens/grading-rubric';
 import { AppError } from '@cardlens/errors';
 import type { Logger } from 'pino';
 import { measureCondition, sideMeasurements, type ConditionAnalysis } from './defects';
@@ -18,6 +19,7 @@ import { locateCard, type LocatedCard } from './geometry/locate';
 import { decodeScaled, probeImage } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
 import { predictCorners } from './models/keypoints';
+import { calibrateSide } from './models/calibration';
 import { createModelRuntime, type ModelRuntime } from './models/runtime';
 import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
@@ -193,6 +195,10 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
       // The two sides are independent; decoding runs on libuv threads, so they overlap.
       const [front, back] = await Promise.all([analyzeSide(input.front, runtime), input.back ? analyzeSide(input.back, runtime) : Promise.resolve(undefined)]);
       const t1 = performance.now();
+      // The learned calibration reads each side's measurements in the light of its photo conditions.
+      await Promise.all([front, ...(back ? [back] : [])].map(async (side, i) => {
+        side.measurements.calibrated = await calibrateSide(runtime, side, gradeSide(i === 0 ? 'front' : 'back', side.measurements).severities);
+      }));
       const rubric = gradeSides(front, back);
       const [frontLearned, backLearned] = await Promise.all([predictSeverities(runtime, front.rectified), back ? predictSeverities(runtime, back.rectified) : undefined]);
       const crossCheck = {

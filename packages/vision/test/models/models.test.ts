@@ -4,6 +4,8 @@ import { decodeScaled, probeImage } from '../../src/image/decode';
 import type { RgbImage } from '../../src/image/types';
 import { KEYPOINT_GRID, KEYPOINT_INPUT, KEYPOINT_MODEL, predictCorners } from '../../src/models/keypoints';
 import { createModelRuntime, type ModelRuntime } from '../../src/models/runtime';
+import { CALIBRATION_MODELS, CONTEXT_NAMES } from '../../src/models/calibration';
+import { FEATURE_NAMES } from '../../src/defects';
 import { CORNER_INPUT, EDGE_INPUT, predictSeverities, SEVERITY_MODELS, SURFACE_GRID, SURFACE_INPUT } from '../../src/models/severity';
 
 let rt: ModelRuntime;
@@ -19,6 +21,10 @@ describe('committed models', () => {
     [SEVERITY_MODELS.corner, [4, CORNER_INPUT, CORNER_INPUT, 3], [[4, 3]]],
     [SEVERITY_MODELS.edge, [4, EDGE_INPUT.depth, EDGE_INPUT.along, 3], [[4, 3]]],
     [SEVERITY_MODELS.surface, [1, SURFACE_INPUT.height, SURFACE_INPUT.width, 3], [[1, SURFACE_GRID.rows, SURFACE_GRID.cols, 1]]],
+    // calibration: region features + the rubric's severity + the side context
+    [CALIBRATION_MODELS.corner, [4, FEATURE_NAMES.corner.length + 1 + CONTEXT_NAMES.length], [[4, 1]]],
+    [CALIBRATION_MODELS.edge, [4, FEATURE_NAMES.edge.length + 1 + CONTEXT_NAMES.length], [[4, 1]]],
+    [CALIBRATION_MODELS.surface, [1, FEATURE_NAMES.surface.length + 1 + CONTEXT_NAMES.length], [[1, 1]]],
   ])('%s loads from packages/vision/models and has the right output shape', async (name, inShape, outShapes) => {
     const model = await rt.loadModel(name);
     type T = ReturnType<typeof rt.tf.zeros>;
@@ -93,5 +99,18 @@ describe('severity models', () => {
     }
     expect(p.surface.tiles).toHaveLength(SURFACE_GRID.rows * SURFACE_GRID.cols);
     expect(p.surface.max).toBe(Math.max(...p.surface.tiles));
+  });
+});
+
+describe('calibration models', () => {
+  it('read a large measured corner flaw on a glare-free, sharp photo as a flaw, and a mint corner as mint', async () => {
+    const { calibrateSeverities } = await import('../../src/models/calibration');
+    // corner features: whitening 3 mm², no rounding or ding, fit 1, white border/stock, stock seen, noise 2
+    const context = [0, 0, 0, 0, 2, 0.6, 0.95, 1];
+    const flaw = [3, 0, 0, 1, 230, 235, 1, 2, 0.44, ...context];
+    const mint = [0, 0, 0, 1, 230, 235, 1, 2, 0, ...context];
+    const [f, m] = await calibrateSeverities(rt, 'corner', [flaw, mint]);
+    expect(f!).toBeGreaterThan(m!);
+    expect(m!).toBeLessThan(0.1);
   });
 });
