@@ -9,11 +9,13 @@ import { loadGatewayConfig } from '../../gateway/src/config';
 import { startGateway } from '../../gateway/src/service';
 import { loadInferenceConfig } from '../../inference/src/config';
 import { startInferenceService } from '../../inference/src/service';
+import { loadValuationConfig } from '../../valuation/src/config';
+import { startValuationService } from '../../valuation/src/service';
 
 export interface Embedded {
   baseUrl: string;
   bus: Bus;
-  ports: { gateway: number; accounts: number; billing: number; inference: number };
+  ports: { gateway: number; accounts: number; billing: number; inference: number; valuation: number };
   stop(): Promise<void>;
 }
 
@@ -56,6 +58,20 @@ export async function startEmbedded(options: {
     bus,
     logger: logger.child({ component: 'accounts' }),
   });
+  // The catalog loads on first start (about 10 s into PGlite) and the documented sample sales are generated
+  // when there are none, so identification and valuation answer out of the box; both are labelled sample data.
+  const valuation = await startValuationService({
+    config: loadValuationConfig({
+      VALUATION_GRPC_PORT: '0',
+      CATALOG_AUTOLOAD: 'true',
+      SAMPLE_SALES: 'true',
+      ...env,
+      VALUATION_GRPC_HOST: loopback,
+    }),
+    database,
+    bus,
+    logger: logger.child({ component: 'valuation' }),
+  });
   await bus.start();
   const gateway = await startGateway({
     config: loadGatewayConfig({
@@ -71,10 +87,11 @@ export async function startEmbedded(options: {
   return {
     baseUrl: gateway.baseUrl,
     bus,
-    ports: { gateway: gateway.port, accounts: accounts.grpcPort, billing: billing.grpcPort, inference: inference.grpcPort },
+    ports: { gateway: gateway.port, accounts: accounts.grpcPort, billing: billing.grpcPort, inference: inference.grpcPort, valuation: valuation.grpcPort },
     stop: async () => {
       await gateway.stop();
       await accounts.stop();
+      await valuation.stop();
       await billing.stop();
       await inference.stop();
       await bus.stop();

@@ -267,8 +267,14 @@ export enum GradingRecommendation {
   GRADE = 1,
   /** NEUTRAL - No clear case either way (`neutral`). */
   NEUTRAL = 2,
-  /** SKIP - Grading costs more than it likely adds (`skip`). */
+  /**
+   * SKIP - Deprecated before first use: the API's value is `dont_grade` (GRADING_RECOMMENDATION_DONT_GRADE).
+   *
+   * @deprecated
+   */
   SKIP = 3,
+  /** DONT_GRADE - Grading costs more than it likely adds (`dont_grade`). */
+  DONT_GRADE = 4,
   UNRECOGNIZED = -1,
 }
 
@@ -286,6 +292,9 @@ export function gradingRecommendationFromJSON(object: any): GradingRecommendatio
     case 3:
     case "GRADING_RECOMMENDATION_SKIP":
       return GradingRecommendation.SKIP;
+    case 4:
+    case "GRADING_RECOMMENDATION_DONT_GRADE":
+      return GradingRecommendation.DONT_GRADE;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -303,6 +312,8 @@ export function gradingRecommendationToJSON(object: GradingRecommendation): stri
       return "GRADING_RECOMMENDATION_NEUTRAL";
     case GradingRecommendation.SKIP:
       return "GRADING_RECOMMENDATION_SKIP";
+    case GradingRecommendation.DONT_GRADE:
+      return "GRADING_RECOMMENDATION_DONT_GRADE";
     case GradingRecommendation.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -494,6 +505,10 @@ export interface ValueEstimate {
    */
   latestCompAt?: Timestamp | undefined;
   compCount: number;
+  /** True when the comparable sales are CardLens's generated sample data, not market sales. */
+  sampleData: boolean;
+  /** How the raw estimate was computed, in words (e.g. `time-weighted median of 12 raw sales`). */
+  method: string;
 }
 
 /** Recent market movement for a card. Every number is absent when there is not enough data. */
@@ -503,7 +518,11 @@ export interface MarketTrend {
   change90dPercent?: number | undefined;
   sales30d: number;
   sales90d: number;
-  medianPrice30dCents?: number | undefined;
+  medianPrice30dCents?:
+    | number
+    | undefined;
+  /** Robust dispersion of log sale prices over 90 days (1.4826 x MAD), in percent; absent under 4 sales. */
+  volatilityPercent?: number | undefined;
 }
 
 export interface MarketAnalysis {
@@ -2293,6 +2312,8 @@ function createBaseValueEstimate(): ValueEstimate {
     gradedEstimateGrade: undefined,
     latestCompAt: undefined,
     compCount: 0,
+    sampleData: false,
+    method: "",
   };
 }
 
@@ -2324,6 +2345,12 @@ export const ValueEstimate: MessageFns<ValueEstimate> = {
     }
     if (message.compCount !== 0) {
       writer.uint32(72).int32(message.compCount);
+    }
+    if (message.sampleData !== false) {
+      writer.uint32(80).bool(message.sampleData);
+    }
+    if (message.method !== "") {
+      writer.uint32(90).string(message.method);
     }
     return writer;
   },
@@ -2413,6 +2440,22 @@ export const ValueEstimate: MessageFns<ValueEstimate> = {
             message.compCount = reader.int32();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.sampleData = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.method = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2468,6 +2511,12 @@ export const ValueEstimate: MessageFns<ValueEstimate> = {
         : isSet(object.comp_count)
         ? globalThis.Number(object.comp_count)
         : 0,
+      sampleData: isSet(object.sampleData)
+        ? globalThis.Boolean(object.sampleData)
+        : isSet(object.sample_data)
+        ? globalThis.Boolean(object.sample_data)
+        : false,
+      method: isSet(object.method) ? globalThis.String(object.method) : "",
     };
   },
 
@@ -2500,6 +2549,12 @@ export const ValueEstimate: MessageFns<ValueEstimate> = {
     if (message.compCount !== 0) {
       obj.compCount = Math.round(message.compCount);
     }
+    if (message.sampleData !== false) {
+      obj.sampleData = message.sampleData;
+    }
+    if (message.method !== "") {
+      obj.method = message.method;
+    }
     return obj;
   },
 
@@ -2519,6 +2574,8 @@ export const ValueEstimate: MessageFns<ValueEstimate> = {
       ? Timestamp.fromPartial(object.latestCompAt)
       : undefined;
     message.compCount = object.compCount ?? 0;
+    message.sampleData = object.sampleData ?? false;
+    message.method = object.method ?? "";
     return message;
   },
 };
@@ -2530,6 +2587,7 @@ function createBaseMarketTrend(): MarketTrend {
     sales30d: 0,
     sales90d: 0,
     medianPrice30dCents: undefined,
+    volatilityPercent: undefined,
   };
 }
 
@@ -2549,6 +2607,9 @@ export const MarketTrend: MessageFns<MarketTrend> = {
     }
     if (message.medianPrice30dCents !== undefined) {
       writer.uint32(40).int64(message.medianPrice30dCents);
+    }
+    if (message.volatilityPercent !== undefined) {
+      writer.uint32(49).double(message.volatilityPercent);
     }
     return writer;
   },
@@ -2606,6 +2667,14 @@ export const MarketTrend: MessageFns<MarketTrend> = {
             message.medianPrice30dCents = longToNumber(reader.int64());
             continue;
           }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.volatilityPercent = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2645,6 +2714,11 @@ export const MarketTrend: MessageFns<MarketTrend> = {
         : isSet(object.median_price_30d_cents)
         ? globalThis.Number(object.median_price_30d_cents)
         : undefined,
+      volatilityPercent: isSet(object.volatilityPercent)
+        ? globalThis.Number(object.volatilityPercent)
+        : isSet(object.volatility_percent)
+        ? globalThis.Number(object.volatility_percent)
+        : undefined,
     };
   },
 
@@ -2665,6 +2739,9 @@ export const MarketTrend: MessageFns<MarketTrend> = {
     if (message.medianPrice30dCents !== undefined) {
       obj.medianPrice30dCents = Math.round(message.medianPrice30dCents);
     }
+    if (message.volatilityPercent !== undefined) {
+      obj.volatilityPercent = floatToJson(message.volatilityPercent);
+    }
     return obj;
   },
 
@@ -2678,6 +2755,7 @@ export const MarketTrend: MessageFns<MarketTrend> = {
     message.sales30d = object.sales30d ?? 0;
     message.sales90d = object.sales90d ?? 0;
     message.medianPrice30dCents = object.medianPrice30dCents ?? undefined;
+    message.volatilityPercent = object.volatilityPercent ?? undefined;
     return message;
   },
 };

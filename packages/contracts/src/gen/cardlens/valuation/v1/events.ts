@@ -81,6 +81,11 @@ export interface SalesRecord {
   listingType: ListingType;
   /** Listing title as sold, for audits. */
   title: string;
+  /**
+   * Parallel / printing sold as identification names it (`Gold Refractor`, `Reverse Holo`); empty for the
+   * base card or standard printing.
+   */
+  parallel: string;
 }
 
 function createBaseGradedCondition(): GradedCondition {
@@ -179,6 +184,7 @@ function createBaseSalesRecord(): SalesRecord {
     soldAt: undefined,
     listingType: 0,
     title: "",
+    parallel: "",
   };
 }
 
@@ -210,6 +216,9 @@ export const SalesRecord: MessageFns<SalesRecord> = {
     }
     if (message.title !== "") {
       writer.uint32(74).string(message.title);
+    }
+    if (message.parallel !== "") {
+      writer.uint32(82).string(message.parallel);
     }
     return writer;
   },
@@ -299,6 +308,14 @@ export const SalesRecord: MessageFns<SalesRecord> = {
             message.title = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.parallel = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -342,6 +359,7 @@ export const SalesRecord: MessageFns<SalesRecord> = {
         ? listingTypeFromJSON(object.listing_type)
         : 0,
       title: isSet(object.title) ? globalThis.String(object.title) : "",
+      parallel: isSet(object.parallel) ? globalThis.String(object.parallel) : "",
     };
   },
 
@@ -374,6 +392,9 @@ export const SalesRecord: MessageFns<SalesRecord> = {
     if (message.title !== "") {
       obj.title = message.title;
     }
+    if (message.parallel !== "") {
+      obj.parallel = message.parallel;
+    }
     return obj;
   },
 
@@ -395,6 +416,7 @@ export const SalesRecord: MessageFns<SalesRecord> = {
       : undefined;
     message.listingType = object.listingType ?? 0;
     message.title = object.title ?? "";
+    message.parallel = object.parallel ?? "";
     return message;
   },
 };

@@ -47,6 +47,8 @@ export interface IdentifyCardResponse {
     | undefined;
   /** Runner-up catalog matches, best first (the match itself excluded). */
   candidates: CardCandidate[];
+  /** Why the card was not matched to the catalog (set only when in_catalog is false). */
+  notInCatalogReason: string;
 }
 
 export interface CardCandidate {
@@ -67,6 +69,8 @@ export interface ValueCardRequest {
     | undefined;
   /** Grading engine distribution; weights the graded estimate when present. */
   gradeDistribution: GradeProbability[];
+  /** Parallel / printing as identification names it; empty for the base card. */
+  parallel: string;
 }
 
 export interface ValueCardResponse {
@@ -77,10 +81,28 @@ export interface AnalyzeMarketRequest {
   cardId: string;
   predictedGrade?: number | undefined;
   gradeDistribution: GradeProbability[];
+  parallel: string;
 }
 
 export interface AnalyzeMarketResponse {
-  market?: MarketAnalysis | undefined;
+  market?:
+    | MarketAnalysis
+    | undefined;
+  /** The estimates the analysis rests on. */
+  value?: ValueEstimate | undefined;
+}
+
+export interface RegisterReferenceRequest {
+  cardId: string;
+  parallel: string;
+  /** The inference fingerprint (IdentificationEvidence.fingerprint) of the reference image. */
+  fingerprint: number[];
+  /** `registered` (a confirmed user photo) or `render`. */
+  origin: string;
+}
+
+export interface RegisterReferenceResponse {
+  referencesForCard: number;
 }
 
 export interface ImportSalesRequest {
@@ -166,7 +188,14 @@ export const IdentifyCardRequest: MessageFns<IdentifyCardRequest> = {
 };
 
 function createBaseIdentifyCardResponse(): IdentifyCardResponse {
-  return { identification: undefined, confidence: 0, inCatalog: false, cardId: undefined, candidates: [] };
+  return {
+    identification: undefined,
+    confidence: 0,
+    inCatalog: false,
+    cardId: undefined,
+    candidates: [],
+    notInCatalogReason: "",
+  };
 }
 
 export const IdentifyCardResponse: MessageFns<IdentifyCardResponse> = {
@@ -185,6 +214,9 @@ export const IdentifyCardResponse: MessageFns<IdentifyCardResponse> = {
     }
     for (const v of message.candidates) {
       CardCandidate.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.notInCatalogReason !== "") {
+      writer.uint32(50).string(message.notInCatalogReason);
     }
     return writer;
   },
@@ -242,6 +274,14 @@ export const IdentifyCardResponse: MessageFns<IdentifyCardResponse> = {
             message.candidates.push(CardCandidate.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.notInCatalogReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -271,6 +311,11 @@ export const IdentifyCardResponse: MessageFns<IdentifyCardResponse> = {
       candidates: globalThis.Array.isArray(object?.candidates)
         ? object.candidates.map((e: any) => CardCandidate.fromJSON(e))
         : [],
+      notInCatalogReason: isSet(object.notInCatalogReason)
+        ? globalThis.String(object.notInCatalogReason)
+        : isSet(object.not_in_catalog_reason)
+        ? globalThis.String(object.not_in_catalog_reason)
+        : "",
     };
   },
 
@@ -291,6 +336,9 @@ export const IdentifyCardResponse: MessageFns<IdentifyCardResponse> = {
     if (message.candidates?.length) {
       obj.candidates = message.candidates.map((e) => CardCandidate.toJSON(e));
     }
+    if (message.notInCatalogReason !== "") {
+      obj.notInCatalogReason = message.notInCatalogReason;
+    }
     return obj;
   },
 
@@ -306,6 +354,7 @@ export const IdentifyCardResponse: MessageFns<IdentifyCardResponse> = {
     message.inCatalog = object.inCatalog ?? false;
     message.cardId = object.cardId ?? undefined;
     message.candidates = object.candidates?.map((e) => CardCandidate.fromPartial(e)) || [];
+    message.notInCatalogReason = object.notInCatalogReason ?? "";
     return message;
   },
 };
@@ -418,7 +467,7 @@ export const CardCandidate: MessageFns<CardCandidate> = {
 };
 
 function createBaseValueCardRequest(): ValueCardRequest {
-  return { cardId: "", predictedGrade: undefined, gradeDistribution: [] };
+  return { cardId: "", predictedGrade: undefined, gradeDistribution: [], parallel: "" };
 }
 
 export const ValueCardRequest: MessageFns<ValueCardRequest> = {
@@ -431,6 +480,9 @@ export const ValueCardRequest: MessageFns<ValueCardRequest> = {
     }
     for (const v of message.gradeDistribution) {
       GradeProbability.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.parallel !== "") {
+      writer.uint32(34).string(message.parallel);
     }
     return writer;
   },
@@ -472,6 +524,14 @@ export const ValueCardRequest: MessageFns<ValueCardRequest> = {
             message.gradeDistribution.push(GradeProbability.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.parallel = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -501,6 +561,7 @@ export const ValueCardRequest: MessageFns<ValueCardRequest> = {
         : globalThis.Array.isArray(object?.grade_distribution)
         ? object.grade_distribution.map((e: any) => GradeProbability.fromJSON(e))
         : [],
+      parallel: isSet(object.parallel) ? globalThis.String(object.parallel) : "",
     };
   },
 
@@ -515,6 +576,9 @@ export const ValueCardRequest: MessageFns<ValueCardRequest> = {
     if (message.gradeDistribution?.length) {
       obj.gradeDistribution = message.gradeDistribution.map((e) => GradeProbability.toJSON(e));
     }
+    if (message.parallel !== "") {
+      obj.parallel = message.parallel;
+    }
     return obj;
   },
 
@@ -526,6 +590,7 @@ export const ValueCardRequest: MessageFns<ValueCardRequest> = {
     message.cardId = object.cardId ?? "";
     message.predictedGrade = object.predictedGrade ?? undefined;
     message.gradeDistribution = object.gradeDistribution?.map((e) => GradeProbability.fromPartial(e)) || [];
+    message.parallel = object.parallel ?? "";
     return message;
   },
 };
@@ -600,7 +665,7 @@ export const ValueCardResponse: MessageFns<ValueCardResponse> = {
 };
 
 function createBaseAnalyzeMarketRequest(): AnalyzeMarketRequest {
-  return { cardId: "", predictedGrade: undefined, gradeDistribution: [] };
+  return { cardId: "", predictedGrade: undefined, gradeDistribution: [], parallel: "" };
 }
 
 export const AnalyzeMarketRequest: MessageFns<AnalyzeMarketRequest> = {
@@ -613,6 +678,9 @@ export const AnalyzeMarketRequest: MessageFns<AnalyzeMarketRequest> = {
     }
     for (const v of message.gradeDistribution) {
       GradeProbability.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.parallel !== "") {
+      writer.uint32(34).string(message.parallel);
     }
     return writer;
   },
@@ -654,6 +722,14 @@ export const AnalyzeMarketRequest: MessageFns<AnalyzeMarketRequest> = {
             message.gradeDistribution.push(GradeProbability.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.parallel = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -683,6 +759,7 @@ export const AnalyzeMarketRequest: MessageFns<AnalyzeMarketRequest> = {
         : globalThis.Array.isArray(object?.grade_distribution)
         ? object.grade_distribution.map((e: any) => GradeProbability.fromJSON(e))
         : [],
+      parallel: isSet(object.parallel) ? globalThis.String(object.parallel) : "",
     };
   },
 
@@ -697,6 +774,9 @@ export const AnalyzeMarketRequest: MessageFns<AnalyzeMarketRequest> = {
     if (message.gradeDistribution?.length) {
       obj.gradeDistribution = message.gradeDistribution.map((e) => GradeProbability.toJSON(e));
     }
+    if (message.parallel !== "") {
+      obj.parallel = message.parallel;
+    }
     return obj;
   },
 
@@ -708,18 +788,22 @@ export const AnalyzeMarketRequest: MessageFns<AnalyzeMarketRequest> = {
     message.cardId = object.cardId ?? "";
     message.predictedGrade = object.predictedGrade ?? undefined;
     message.gradeDistribution = object.gradeDistribution?.map((e) => GradeProbability.fromPartial(e)) || [];
+    message.parallel = object.parallel ?? "";
     return message;
   },
 };
 
 function createBaseAnalyzeMarketResponse(): AnalyzeMarketResponse {
-  return { market: undefined };
+  return { market: undefined, value: undefined };
 }
 
 export const AnalyzeMarketResponse: MessageFns<AnalyzeMarketResponse> = {
   encode(message: AnalyzeMarketResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.market !== undefined) {
       MarketAnalysis.encode(message.market, writer.uint32(10).fork()).join();
+    }
+    if (message.value !== undefined) {
+      ValueEstimate.encode(message.value, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -745,6 +829,14 @@ export const AnalyzeMarketResponse: MessageFns<AnalyzeMarketResponse> = {
             message.market = MarketAnalysis.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = ValueEstimate.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -758,13 +850,19 @@ export const AnalyzeMarketResponse: MessageFns<AnalyzeMarketResponse> = {
   },
 
   fromJSON(object: any): AnalyzeMarketResponse {
-    return { market: isSet(object.market) ? MarketAnalysis.fromJSON(object.market) : undefined };
+    return {
+      market: isSet(object.market) ? MarketAnalysis.fromJSON(object.market) : undefined,
+      value: isSet(object.value) ? ValueEstimate.fromJSON(object.value) : undefined,
+    };
   },
 
   toJSON(message: AnalyzeMarketResponse): unknown {
     const obj: any = {};
     if (message.market !== undefined) {
       obj.market = MarketAnalysis.toJSON(message.market);
+    }
+    if (message.value !== undefined) {
+      obj.value = ValueEstimate.toJSON(message.value);
     }
     return obj;
   },
@@ -777,6 +875,219 @@ export const AnalyzeMarketResponse: MessageFns<AnalyzeMarketResponse> = {
     message.market = (object.market !== undefined && object.market !== null)
       ? MarketAnalysis.fromPartial(object.market)
       : undefined;
+    message.value = (object.value !== undefined && object.value !== null)
+      ? ValueEstimate.fromPartial(object.value)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRegisterReferenceRequest(): RegisterReferenceRequest {
+  return { cardId: "", parallel: "", fingerprint: [], origin: "" };
+}
+
+export const RegisterReferenceRequest: MessageFns<RegisterReferenceRequest> = {
+  encode(message: RegisterReferenceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cardId !== "") {
+      writer.uint32(10).string(message.cardId);
+    }
+    if (message.parallel !== "") {
+      writer.uint32(18).string(message.parallel);
+    }
+    if (message.fingerprint.length !== 0) {
+      writer.uint32(26).fork();
+      for (const v of message.fingerprint) {
+        writer.float(v);
+      }
+      writer.join();
+    }
+    if (message.origin !== "") {
+      writer.uint32(34).string(message.origin);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterReferenceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterReferenceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cardId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.parallel = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag === 29) {
+              message.fingerprint.push(reader.float());
+
+              continue;
+            }
+
+            if (tag === 26) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.fingerprint.push(reader.float());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.origin = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegisterReferenceRequest {
+    return {
+      cardId: isSet(object.cardId)
+        ? globalThis.String(object.cardId)
+        : isSet(object.card_id)
+        ? globalThis.String(object.card_id)
+        : "",
+      parallel: isSet(object.parallel) ? globalThis.String(object.parallel) : "",
+      fingerprint: globalThis.Array.isArray(object?.fingerprint)
+        ? object.fingerprint.map((e: any) => globalThis.Number(e))
+        : [],
+      origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
+    };
+  },
+
+  toJSON(message: RegisterReferenceRequest): unknown {
+    const obj: any = {};
+    if (message.cardId !== "") {
+      obj.cardId = message.cardId;
+    }
+    if (message.parallel !== "") {
+      obj.parallel = message.parallel;
+    }
+    if (message.fingerprint?.length) {
+      obj.fingerprint = message.fingerprint.map((e) => floatToJson(e));
+    }
+    if (message.origin !== "") {
+      obj.origin = message.origin;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RegisterReferenceRequest>, I>>(base?: I): RegisterReferenceRequest {
+    return RegisterReferenceRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RegisterReferenceRequest>, I>>(object: I): RegisterReferenceRequest {
+    const message = createBaseRegisterReferenceRequest();
+    message.cardId = object.cardId ?? "";
+    message.parallel = object.parallel ?? "";
+    message.fingerprint = object.fingerprint?.map((e) => e) || [];
+    message.origin = object.origin ?? "";
+    return message;
+  },
+};
+
+function createBaseRegisterReferenceResponse(): RegisterReferenceResponse {
+  return { referencesForCard: 0 };
+}
+
+export const RegisterReferenceResponse: MessageFns<RegisterReferenceResponse> = {
+  encode(message: RegisterReferenceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.referencesForCard !== 0) {
+      writer.uint32(8).int32(message.referencesForCard);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterReferenceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterReferenceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.referencesForCard = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegisterReferenceResponse {
+    return {
+      referencesForCard: isSet(object.referencesForCard)
+        ? globalThis.Number(object.referencesForCard)
+        : isSet(object.references_for_card)
+        ? globalThis.Number(object.references_for_card)
+        : 0,
+    };
+  },
+
+  toJSON(message: RegisterReferenceResponse): unknown {
+    const obj: any = {};
+    if (message.referencesForCard !== 0) {
+      obj.referencesForCard = Math.round(message.referencesForCard);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RegisterReferenceResponse>, I>>(base?: I): RegisterReferenceResponse {
+    return RegisterReferenceResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RegisterReferenceResponse>, I>>(object: I): RegisterReferenceResponse {
+    const message = createBaseRegisterReferenceResponse();
+    message.referencesForCard = object.referencesForCard ?? 0;
     return message;
   },
 };
@@ -1017,6 +1328,22 @@ export const ValuationServiceService = {
     responseSerialize: (value: ImportSalesResponse): Buffer => Buffer.from(ImportSalesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ImportSalesResponse => ImportSalesResponse.decode(value),
   },
+  /**
+   * Stores a reference fingerprint for a catalog card (a confirmed photo or a render); identification then
+   * uses it to re-rank and to retrieve candidates. Fails with invalid_body for an unknown card_id, a fingerprint
+   * of the wrong size or an unknown origin.
+   */
+  registerReference: {
+    path: "/cardlens.valuation.v1.ValuationService/RegisterReference" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RegisterReferenceRequest): Buffer =>
+      Buffer.from(RegisterReferenceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RegisterReferenceRequest => RegisterReferenceRequest.decode(value),
+    responseSerialize: (value: RegisterReferenceResponse): Buffer =>
+      Buffer.from(RegisterReferenceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RegisterReferenceResponse => RegisterReferenceResponse.decode(value),
+  },
 } as const;
 
 export interface ValuationServiceServer extends UntypedServiceImplementation {
@@ -1034,6 +1361,12 @@ export interface ValuationServiceServer extends UntypedServiceImplementation {
   analyzeMarket: handleUnaryCall<AnalyzeMarketRequest, AnalyzeMarketResponse>;
   /** Bulk import of sales records (idempotent per source + source_id). */
   importSales: handleClientStreamingCall<ImportSalesRequest, ImportSalesResponse>;
+  /**
+   * Stores a reference fingerprint for a catalog card (a confirmed photo or a render); identification then
+   * uses it to re-rank and to retrieve candidates. Fails with invalid_body for an unknown card_id, a fingerprint
+   * of the wrong size or an unknown origin.
+   */
+  registerReference: handleUnaryCall<RegisterReferenceRequest, RegisterReferenceResponse>;
 }
 
 export interface ValuationServiceClient extends Client {
@@ -1108,6 +1441,26 @@ export interface ValuationServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ImportSalesResponse) => void,
   ): ClientWritableStream<ImportSalesRequest>;
+  /**
+   * Stores a reference fingerprint for a catalog card (a confirmed photo or a render); identification then
+   * uses it to re-rank and to retrieve candidates. Fails with invalid_body for an unknown card_id, a fingerprint
+   * of the wrong size or an unknown origin.
+   */
+  registerReference(
+    request: RegisterReferenceRequest,
+    callback: (error: ServiceError | null, response: RegisterReferenceResponse) => void,
+  ): ClientUnaryCall;
+  registerReference(
+    request: RegisterReferenceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RegisterReferenceResponse) => void,
+  ): ClientUnaryCall;
+  registerReference(
+    request: RegisterReferenceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RegisterReferenceResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const ValuationServiceClient = makeGenericClientConstructor(

@@ -1,0 +1,44 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { env, loadConfig, z } from '@cardlens/config';
+
+/** The shared catalog folder beside the repository (../shared/data/catalog), the default catalog source. */
+export const DEFAULT_CATALOG_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/data/catalog');
+
+export const valuationConfigSchema = z.object({
+  VALUATION_GRPC_HOST: z.string().default('127.0.0.1'),
+  VALUATION_GRPC_PORT: env.port(50055),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_POOL_SIZE: env.positiveInt(10),
+  MIGRATE_ON_START: env.bool(true),
+  /** Comma-separated Kafka brokers (the sales feed). The standalone process needs them; embedded uses its bus. */
+  KAFKA_BROKERS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((b) => b.trim()).filter(Boolean) : undefined)),
+  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  /** Folder of `*.ndjson(.gz)` catalogs loaded at start when the catalog table is empty (CATALOG_AUTOLOAD). */
+  CATALOG_DIR: z.string().default(DEFAULT_CATALOG_DIR),
+  /** Load the catalogs of CATALOG_DIR on first start (the embedded default); production imports by command. */
+  CATALOG_AUTOLOAD: env.bool(false),
+  /**
+   * Generate the documented sample sales on first start when no sales exist (the embedded demo). Responses built
+   * on them say so (ValueEstimate.sample_data, MarketAnalysis.context). Never on in production.
+   */
+  SAMPLE_SALES: env.bool(false),
+  /** Share of catalog cards that get sample sales (popularity-weighted). */
+  SAMPLE_SALES_SHARE: z.coerce.number().gt(0).max(1).default(0.05),
+  SAMPLE_SALES_SEED: env.int(20261124),
+  /** Cost of professional grading (fee + shipping + insurance) used by the grading recommendation, in cents. */
+  GRADING_COST_CENTS: env.int(3000).pipe(z.number().int().min(0)),
+  /** How often replicas re-read the stored grade-premium fit. */
+  PREMIUM_RELOAD_SECONDS: env.positiveInt(300),
+  LOG_LEVEL: env.logLevel(),
+  OTEL_EXPORTER: env.telemetryExporter(),
+});
+
+export type ValuationConfig = z.infer<typeof valuationConfigSchema>;
+
+export function loadValuationConfig(source: NodeJS.ProcessEnv = process.env): ValuationConfig {
+  return loadConfig(valuationConfigSchema, source, 'valuation');
+}

@@ -1,0 +1,127 @@
+// Re-ranking of catalog candidates with all the evidence. Each term is a log-odds-like vote, so every score can
+// be explained term by term (`explain`); weights were set on generator validation renders (see IDENTIFY.md).
+import { sportsColourWord, type CandidateCard } from './candidate';
+import { trigramSimilarity } from '../catalog/text-keys';
+import type { ReadEvidence } from './read-evidence';
+
+export interface ScoredCandidate {
+  card: CandidateCard;
+  score: number;
+  nameSimilarity: number;
+  numberMatch: boolean;
+  /** Term by term, for logs and the bench. */
+  explain: Record<string, number>;
+}
+
+function editDistanceAtMostOne(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  let j = 0;
+  let edits = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      i++;
+      j++;
+      continue;
+    }
+    if (++edits > 1) return false;
+    if (a.length > b.length) i++;
+    else if (b.length > a.length) j++;
+    else {
+      i++;
+      j++;
+    }
+  }
+  return edits + (a.length - i) + (b.length - j) <= 1;
+}
+
+function wordOverlap(a: string, b: string): number {
+  const wa = new Set(a.split(' ').filter((w) => w.length > 1));
+  const wb = new Set(b.split(' ').filter((w) => w.length > 1));
+  if (wa.size === 0 || wb.size === 0) return 0;
+  let shared = 0;
+  for (const w of wa) if (wb.has(w)) shared++;
+  return shared / Math.max(wa.size, wb.size);
+}
+
+/** Scores one candidate; `referenceSimilarity` is its best fingerprint cosine, when references exist. */
+export function scoreCandidate(read: ReadEvidence, card: CandidateCard, referenceSimilarity: number | null): ScoredCandidate {
+  const explain: Record<string, number> = {};
+  const nameSimilarity = read.nameKey ? trigramSimilarity(read.nameKey, card.nameKey) : 0;
+  if (read.nameKey) explain.name = 5 * nameSimilarity;
+  let numberMatch = false;
+  if (read.numberKeys.length > 0) {
+    numberMatch = read.numberKeys.includes(card.numberKey);
+    explain.number = numberMatch ? 3 : read.numberKeys.some((k) => editDistanceAtMostOne(k, card.numberKey)) ? 0.8 : -1.5;
+  }
+  if (read.denominator !== null && card.setOfficialCount !== null) {
+    explain.denominator = read.denominator === card.setOfficialCount ? 1.5 : -1;
+  }
+  if (read.year !== null && card.year !== null) {
+    const off = Math.abs(read.year - card.year);
+    // A copyright year one off the release year is common (cards printed late in a season, or early).
+    explain.year = off === 0 ? 1.5 : off === 1 ? 0.3 : -1;
+  }
+  if (read.brandKey && card.brandKey) {
+    const overlap = wordOverlap(read.brandKey, card.brandKey);
+    explain.brand = overlap > 0 ? 2 * overlap : -0.5;
+  }
+  if (read.pokemonHints) explain.game = card.game === 'pokemon' ? 0.5 : -0.5;
+  if (read.serial) {
+    const numbered = card.parallels.some((p) => p.printRun === read.serial!.printRun);
+    explain.serial = numbered ? 1.5 : -1;
+  }
+  if (referenceSimilarity !== null) {
+    explain.fingerprint = Math.max(-1.5, Math.min(3, (3 * (referenceSimilarity - 0.8)) / 0.2));
+  }
+  // Print-identical cards (a base card and its photo variation) cannot be told apart by text: prefer the base
+  // subset, by far the commoner card, and say so through a lower confidence.
+  if (card.release && /^base( set)?$/i.test(card.setName)) explain.basePrior = 0.15;
+  const score = Object.values(explain).reduce((a, b) => a + b, 0);
+  return { card, score, nameSimilarity, numberMatch, explain };
+}
+
+export interface ChosenParallel {
+  /** '' for the base card / standard printing. */
+  parallel: string;
+  printRun: number | null;
+}
+
+const POKEMON_LABEL: Record<string, string> = { holo: 'Holo', reverse: 'Reverse Holo', lenticular: 'Lenticular', metal: 'Metal' };
+
+/** The standard printing of a Pokemon card: normal when it has one, else holo, else its first variant. */
+export function pokemonStandardPrinting(variantTypes: string[]): string | null {
+  if (variantTypes.includes('normal')) return 'normal';
+  if (variantTypes.includes('holo')) return 'holo';
+  return variantTypes.find((v) => v !== 'firstEdition') ?? null;
+}
+
+/** Which printing of the card the finish, border colour and serial numbering point to. */
+export function chooseParallel(read: ReadEvidence, card: CandidateCard): ChosenParallel {
+  if (card.game === 'pokemon') {
+    const types = [...new Set(card.variants.map((v) => v.type))];
+    const standard = pokemonStandardPrinting(types);
+    const cues = read.finishCues;
+    let type: string | null = null;
+    if (cues.includes('reverse_holo') && types.includes('reverse')) type = 'reverse';
+    else if (cues.includes('holo')) type = types.find((t) => t === 'holo' || t === 'lenticular' || t === 'metal') ?? null;
+    if (type === null || type === standard) return { parallel: '', printRun: null };
+    return { parallel: POKEMON_LABEL[type] ?? type, printRun: null };
+  }
+  let best: { name: string; printRun: number | null; score: number } | null = null;
+  for (const p of card.parallels) {
+    let score = 0;
+    if (p.printRun !== null) score += read.serial && read.serial.printRun === p.printRun ? 2.5 : -2;
+    const colour = sportsColourWord(p.name);
+    if (colour) score += colour === read.borderColor ? 1.2 : -0.8;
+    const refractorLike = /refractor|prizm|fractor|shimmer|cracked ice|finest|wave|mojo|chrome/i.test(p.name);
+    const holoLike = /holo|foil|rainbow/i.test(p.name);
+    if (refractorLike) score += read.finishCues.includes('refractor') ? 1 : -0.6;
+    else if (holoLike) score += read.finishCues.includes('holo') ? 1 : -0.6;
+    if (!best || score > best.score) best = { name: p.name, printRun: p.printRun, score };
+  }
+  // A parallel needs positive evidence: its serial numbering, or its colour together with its finish.
+  if (best && best.score >= 1) return { parallel: best.name, printRun: read.serial?.printRun ?? best.printRun };
+  return { parallel: '', printRun: read.serial?.printRun ?? null };
+}

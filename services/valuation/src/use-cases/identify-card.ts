@@ -1,0 +1,200 @@
+// Identification: evidence from inference -> a catalog card (or an honest "not in the catalog").
+// 1. Candidate retrieval in Postgres: the number as read (B-tree), the title by trigram similarity (GIN,
+//    pg_trgm) with and without the copyright year, and the nearest reference fingerprints when there are any.
+// 2. Re-ranking in process with every piece of evidence (rank.ts), then the printing (parallel, print run).
+// 3. A confidence from the winner's margin and the strength of its evidence. Without a name and a number that
+//    agree with the catalog, the card is reported from what was read, flagged not-in-catalog: never a made-up
+//    match.
+import type { PrismaClient } from '../db';
+import { categoryOf, displaySet } from '../catalog/catalog-record';
+import type { CandidateCard } from '../identification/candidate';
+import type { FingerprintIndex } from '../identification/fingerprint-index';
+import { chooseParallel, scoreCandidate, type ChosenParallel, type ScoredCandidate } from '../identification/rank';
+import { readEvidence, type Evidence, type ReadEvidence } from '../identification/read-evidence';
+
+export interface Identification {
+  name: string;
+  subject: string;
+  category: string;
+  year: string;
+  set: string;
+  number: string;
+  parallel: string;
+  printRun: string;
+}
+
+export interface IdentifyResult {
+  identification: Identification;
+  confidence: number;
+  inCatalog: boolean;
+  cardId: string | null;
+  candidates: { cardId: string; identification: Identification; score: number }[];
+  /** Why the card was not matched, when it was not. */
+  reason: string | null;
+  /** The winner's score terms (logs, bench). */
+  explain: Record<string, number> | null;
+}
+
+const PER_BRANCH = 60;
+
+export interface CandidateRow {
+  id: string;
+  game: string;
+  name: string;
+  subject: string;
+  set_name: string;
+  release: string | null;
+  year: number | null;
+  number: string;
+  set_official_count: number | null;
+  parallels: unknown;
+  variants: unknown;
+  name_key: string;
+  number_key: string;
+  brand_key: string;
+}
+
+export const COLUMNS = `id, game, name, subject, set_name, release, year, number, set_official_count, parallels, variants,
+  name_key, number_key, brand_key`;
+
+// One round trip: three index-backed branches. `%` is pg_trgm's similarity operator (threshold 0.3), living in
+// the valuation schema like the extension.
+const RETRIEVE_SQL = `
+(SELECT ${COLUMNS} FROM valuation.catalog_cards
+  WHERE number_key = ANY($2::text[])
+  ORDER BY valuation.similarity(name_key, $1) DESC LIMIT ${PER_BRANCH})
+UNION ALL
+(SELECT ${COLUMNS} FROM valuation.catalog_cards
+  WHERE $1 <> '' AND $3::int IS NOT NULL AND year BETWEEN $3::int - 1 AND $3::int + 1
+    AND name_key OPERATOR(valuation.%) $1
+  ORDER BY valuation.similarity(name_key, $1) DESC LIMIT ${PER_BRANCH})
+UNION ALL
+(SELECT ${COLUMNS} FROM valuation.catalog_cards
+  WHERE $1 <> '' AND name_key OPERATOR(valuation.%) $1
+  ORDER BY valuation.similarity(name_key, $1) DESC LIMIT ${PER_BRANCH})`;
+
+export function toCandidate(row: CandidateRow): CandidateCard {
+  return {
+    id: row.id,
+    game: row.game,
+    name: row.name,
+    subject: row.subject,
+    setName: row.set_name,
+    release: row.release,
+    year: row.year,
+    number: row.number,
+    setOfficialCount: row.set_official_count,
+    parallels: (row.parallels as CandidateCard['parallels']) ?? [],
+    variants: (row.variants as CandidateCard['variants']) ?? [],
+    nameKey: row.name_key,
+    numberKey: row.number_key,
+    brandKey: row.brand_key,
+  };
+}
+
+async function retrieve(prisma: PrismaClient, read: ReadEvidence, extraIds: string[]): Promise<CandidateCard[]> {
+  const rows = await prisma.$queryRawUnsafe<CandidateRow[]>(RETRIEVE_SQL, read.nameKey, read.numberKeys, read.year);
+  if (extraIds.length > 0) {
+    rows.push(...(await prisma.$queryRawUnsafe<CandidateRow[]>(`SELECT ${COLUMNS} FROM valuation.catalog_cards WHERE id = ANY($1::text[])`, extraIds)));
+  }
+  const byId = new Map<string, CandidateCard>();
+  for (const row of rows) if (!byId.has(row.id)) byId.set(row.id, toCandidate(row));
+  return [...byId.values()];
+}
+
+/** The printed number as collectors quote it: `4/102` for a Pokemon card with a set count, else the number. */
+function displayNumber(card: CandidateCard): string {
+  return card.game === 'pokemon' && card.setOfficialCount ? `${card.number}/${card.setOfficialCount}` : card.number;
+}
+
+export function identificationOf(card: CandidateCard, printing: ChosenParallel): Identification {
+  return {
+    name: card.name,
+    subject: card.subject,
+    category: categoryOf(card.game),
+    year: card.year === null ? '' : String(card.year),
+    set: displaySet(card),
+    number: displayNumber(card),
+    parallel: printing.parallel,
+    printRun: printing.printRun === null ? '' : `/${printing.printRun}`,
+  };
+}
+
+/** What can be said from the evidence alone (a card not in the catalog). */
+function identificationFromEvidence(evidence: Evidence, read: ReadEvidence): Identification {
+  const title = evidence.titleText.replace(/\s+/g, ' ').trim();
+  const finish = read.finishCues.includes('reverse_holo')
+    ? 'Reverse Holo'
+    : read.finishCues.includes('refractor')
+      ? 'Refractor'
+      : read.finishCues.includes('holo')
+        ? 'Holo'
+        : '';
+  return {
+    name: title,
+    subject: title,
+    category: read.pokemonHints ? 'Pokemon' : '',
+    year: read.year === null ? '' : String(read.year),
+    set: '',
+    number: read.number ? (read.denominator ? `${read.number}/${read.denominator}` : read.number) : '',
+    parallel: finish,
+    printRun: read.serial ? `/${read.serial.printRun}` : '',
+  };
+}
+
+/**
+ * A match needs the name to agree (trigram similarity ≥ 0.45) and the number (or, without a readable number,
+ * the year and publisher together); a number-only match needs the Pokemon denominator or the year to agree.
+ */
+function supported(best: ScoredCandidate, read: ReadEvidence): string | null {
+  const e = best.explain;
+  const nameOk = best.nameSimilarity >= 0.45;
+  const contextOk = (e.year ?? 0) >= 1.5 && (e.brand ?? 0) > 0;
+  if (nameOk && (best.numberMatch || contextOk)) return null;
+  if (!nameOk && best.numberMatch && ((e.denominator ?? 0) > 0 || contextOk) && !read.nameKey) return null;
+  if (!read.nameKey && read.numberKeys.length === 0) return 'no title or number could be read';
+  return 'no catalog card agrees with the title and number read';
+}
+
+export async function identifyCard(
+  deps: { prisma: PrismaClient; fingerprints: FingerprintIndex },
+  evidence: Evidence,
+): Promise<IdentifyResult> {
+  const read = readEvidence(evidence);
+  const nearest = evidence.fingerprint.length > 0 ? deps.fingerprints.nearest(evidence.fingerprint, 5).filter((h) => h.similarity >= 0.9) : [];
+  const cards = read.nameKey || read.numberKeys.length > 0 || nearest.length > 0 ? await retrieve(deps.prisma, read, nearest.map((h) => h.cardId)) : [];
+  const refSims = evidence.fingerprint.length > 0 && deps.fingerprints.size > 0 ? deps.fingerprints.similarities(evidence.fingerprint, new Set(cards.map((c) => c.id))) : new Map<string, number>();
+  const scored = cards.map((c) => scoreCandidate(read, c, refSims.get(c.id) ?? null)).sort((a, b) => b.score - a.score || a.card.id.localeCompare(b.card.id));
+  const candidates = scored.slice(0, 6).map((s) => ({ cardId: s.card.id, identification: identificationOf(s.card, chooseParallel(read, s.card)), score: s.score }));
+  const best = scored[0];
+  const reason = best ? supported(best, read) : read.nameKey || read.numberKeys.length > 0 ? 'no catalog card agrees with the title and number read' : 'no title or number could be read';
+  if (!best || reason !== null) {
+    return {
+      identification: identificationFromEvidence(evidence, read),
+      confidence: Math.min(0.3, 0.1 + 0.2 * (best?.nameSimilarity ?? 0)),
+      inCatalog: false,
+      cardId: null,
+      candidates: candidates.map((c) => ({ ...c, score: squash(c.score) })),
+      reason,
+      explain: best?.explain ?? null,
+    };
+  }
+  // Margin over the runner-up as a two-way softmax, times how complete the evidence was.
+  const runnerUp = scored[1]?.score ?? best.score - 6;
+  const margin = 1 / (1 + Math.exp(-1.5 * (best.score - runnerUp)));
+  const strength = Math.min(1, 0.5 + 0.5 * best.nameSimilarity + (best.numberMatch ? 0.2 : 0));
+  return {
+    identification: identificationOf(best.card, chooseParallel(read, best.card)),
+    confidence: Math.round(margin * strength * 1000) / 1000,
+    inCatalog: true,
+    cardId: best.card.id,
+    candidates: candidates.slice(1).map((c) => ({ ...c, score: squash(c.score) })),
+    reason: null,
+    explain: best.explain,
+  };
+}
+
+/** Scores to 0-1 for clients (a logistic of the summed votes). */
+function squash(score: number): number {
+  return Math.round((1 / (1 + Math.exp(-(score - 4) / 2))) * 1000) / 1000;
+}

@@ -1,0 +1,48 @@
+// First-start data for the embedded mode: the catalogs of CATALOG_DIR when the catalog is empty, and the
+// documented sample sales when there are no sales at all. Both are no-ops on a database that has data.
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '@cardlens/telemetry';
+import type { PrismaClient } from '../db';
+import { cardProfilesFromCatalog, type CatalogCardLike } from '../domain/card-profile';
+import { generateSampleSales, pickCoveredCards } from '../domain/sales-generator';
+import { catalogCardCount, importCatalogFile } from './import-catalog';
+import { ingestSales } from './ingest-sales';
+
+export function catalogFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => /\.ndjson(\.gz)?$/.test(f))
+    .sort()
+    .map((f) => path.join(dir, f));
+}
+
+export async function loadCatalogIfEmpty(prisma: PrismaClient, dir: string, logger: Logger): Promise<void> {
+  if ((await catalogCardCount(prisma)) > 0) return;
+  const started = performance.now();
+  for (const file of catalogFiles(dir)) {
+    const result = await importCatalogFile(prisma, file);
+    logger.info({ catalog: result.catalog, inserted: result.inserted, rejected: result.rejected }, 'catalog imported');
+  }
+  logger.info({ ms: Math.round(performance.now() - started) }, 'catalog loaded on first start');
+}
+
+/** The whole catalog as CardProfiles (subject popularity needs every card). */
+export async function catalogProfiles(prisma: PrismaClient) {
+  const rows = await prisma.$queryRawUnsafe<(CatalogCardLike & { attributes: string[] })[]>(
+    'SELECT id, game, name, year, rarity, attributes, parallels, variants FROM valuation.catalog_cards',
+  );
+  return cardProfilesFromCatalog(rows);
+}
+
+export async function generateSampleSalesIfNone(
+  prisma: PrismaClient,
+  options: { share: number; seed: number; now: Date; logger: Logger },
+): Promise<number> {
+  if ((await prisma.sale.count({ take: 1 })) > 0) return 0;
+  const started = performance.now();
+  const covered = pickCoveredCards(await catalogProfiles(prisma), { seed: options.seed, share: options.share });
+  const sales = generateSampleSales(covered, { seed: options.seed, now: options.now });
+  const result = await ingestSales(prisma, sales);
+  options.logger.info({ cards: covered.length, inserted: result.inserted, ms: Math.round(performance.now() - started) }, 'sample sales generated (labelled as sample data)');
+  return result.inserted;
+}
