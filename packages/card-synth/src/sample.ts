@@ -22,7 +22,7 @@ import { createDesign, type CardDesign, type Rect, type TextBox } from './render
 import { renderSide, toRgb, type RenderedSide } from './render/side';
 import { chooseCondition, type ConditionRequest } from './targeting';
 
-export const GENERATOR_VERSION = '1.0.0';
+export const GENERATOR_VERSION = '1.1.0';
 /** Seeds below this are training samples; at or above it, evaluation samples. */
 export const EVAL_SEED_START = 1_000_000;
 

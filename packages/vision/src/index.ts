@@ -14,3 +14,4 @@ export {
 } from './engine';
 export { IMAGE_LIMITS } from './image/decode';
 export { renderOverlay, type OverlayInput } from './overlay';
+export { FINGERPRINT_DIMS } from './evidence/fingerprint';

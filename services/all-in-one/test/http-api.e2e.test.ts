@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateSample } from '@cardlens/card-synth';
-import { billingEventsV1, events, inferenceV1, timestampFromDate } from '@cardlens/contracts';
+import { billingEventsV1, events, inferenceV1, timestampFromDate, valuationV1 } from '@cardlens/contracts';
 import { callUnary, createClient } from '@cardlens/grpc-kit';
 import { describeWithInfra } from '@cardlens/testing';
 import { startStack, type Stack, type StackMode } from './stack';
@@ -230,6 +230,35 @@ function apiSuite(mode: StackMode) {
         expect(r.grading!.justification.length).toBeGreaterThan(20);
       } finally {
         client.close();
+      }
+    }, 120_000);
+  });
+
+  describe('valuation', () => {
+    it('identifies the evidence inference reads from a photographed card and values it, over gRPC', async () => {
+      const inference = createClient(inferenceV1.InferenceServiceClient, `127.0.0.1:${stack.ports.inference}`);
+      const valuation = createClient(valuationV1.ValuationServiceClient, `127.0.0.1:${stack.ports.valuation}`);
+      try {
+        const r = await callUnary(valuation, 'identifyCard', {
+          evidence: { titleText: 'Charizard', numberText: '4/102', serialText: '', copyrightText: '©1999 Wizards', fingerprint: [], finishCues: ['holo'], otherText: [], borderColor: 'yellow' },
+        }, { deadlineMs: 10_000 });
+        expect(r).toMatchObject({ inCatalog: true, cardId: 'base1-4' });
+        expect(r.identification).toMatchObject({ name: 'Charizard', set: 'Base Set', number: '4/102', year: '1999', category: 'Pokemon' });
+        const value = await callUnary(valuation, 'valueCard', { cardId: 'base1-4', parallel: '', predictedGrade: 8, gradeDistribution: [] }, { deadlineMs: 10_000 });
+        // The test catalog gives every card sample sales: a number, labelled sample data.
+        expect(value.value!.rawEstimateCents).toBeGreaterThan(0);
+        expect(value.value!.sampleData).toBe(true);
+        const market = await callUnary(valuation, 'analyzeMarket', { cardId: 'base1-4', parallel: '', predictedGrade: 8, gradeDistribution: [] }, { deadlineMs: 10_000 });
+        expect(market.market!.context).toMatch(/Sample data/);
+        // From a photo: inference's evidence goes straight into identification.
+        const sample = await generateSample(1_000_010, { photo: { megapixels: 2 } });
+        const analysis = await callUnary(inference, 'analyzeCard', { front: sample.frontJpeg, back: sample.backJpeg, wantGrading: false, wantEvidence: true, wantOverlay: false }, { deadlineMs: 60_000 });
+        const fromPhoto = await callUnary(valuation, 'identifyCard', { evidence: analysis.evidence! }, { deadlineMs: 10_000 });
+        // The test catalog is a sample, so the photographed card may be absent: then it says why, with no card id.
+        expect(fromPhoto.inCatalog ? fromPhoto.cardId : fromPhoto.notInCatalogReason).toBeTruthy();
+      } finally {
+        inference.close();
+        valuation.close();
       }
     }, 120_000);
   });

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { KafkaBus, type Bus } from '@cardlens/bus';
 import { createDatabase, type Database } from '@cardlens/db';
@@ -14,6 +15,9 @@ import {
 import { startEmbedded, type Embedded } from '../src/embedded';
 
 export type StackMode = 'embedded' | 'infra';
+
+/** The valuation service's test catalog (a sample of the shared catalogs). */
+const TEST_CATALOG_DIR = fileURLToPath(new URL('../../valuation/test/fixtures/catalog', import.meta.url));
 
 export interface ApiResponse {
   status: number;
@@ -69,7 +73,8 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
   try {
     embedded = await startEmbedded({
       database,
-      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix } : {}), ...env },
+      // A few hundred catalog cards, every one with sample sales: the full catalog takes ~25 s to load.
+      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', CATALOG_DIR: TEST_CATALOG_DIR, SAMPLE_SALES_SHARE: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix } : {}), ...env },
       logger,
       ...(mode === 'infra' ? { redisUrl: infraUrls().redisUrl } : {}),
       ...(bus ? { bus } : {}),

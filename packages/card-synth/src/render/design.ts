@@ -14,7 +14,7 @@ export interface Rect {
   h: number;
 }
 
-export type TextRole = 'title' | 'number' | 'copyright' | 'serial' | 'brand' | 'hp';
+export type TextRole = 'title' | 'number' | 'copyright' | 'serial' | 'brand' | 'hp' | 'subset';
 
 /** Where a piece of identifying text is printed (mm on that side; approximate box from font metrics). */
 export interface TextBox {
@@ -567,6 +567,11 @@ function sportsFront(out: SvgOut, d: CardDesign, frame: Rect): void {
   const bw = textWidthEm(d.brand, true) * brandSize + 2.2;
   out.body.push(`<rect x="${n(fx + 2)}" y="${n(fy + 2)}" width="${n(bw)}" height="3.6" rx="0.8" fill="#ffffff" stroke="${team}" stroke-width="0.3"/>`);
   text(out, 'front', 'brand', d.brand, fx + 3.1, fy + 4.6, brandSize, { bold: true, fill: team });
+  // Insert and subset cards carry their subset's name (base cards and photo variations do not).
+  const subset = printedSubset(s.set);
+  if (subset) {
+    text(out, 'front', 'subset', subset, fx + 3.1, fy + 8.6, fitFont(subset, 1.9, fw * 0.6, true), { bold: true, fill: '#ffffff', stroke: '#111', strokeWidth: 0.3 });
+  }
   text(out, 'front', 'number', s.printedNumber, fx + fw - 2.3, fy + 4.8, 1.9, { bold: true, anchor: 'end', fill: '#ffffff', stroke: '#111', strokeWidth: 0.35 });
   if (s.attributes.some((a) => /rookie/i.test(a))) {
     out.body.push(`<rect x="${n(fx + fw - 8.5)}" y="${n(fy + 6.3)}" width="6.2" height="3.6" rx="0.6" fill="#d4202a"/>`);
@@ -583,6 +588,12 @@ function sportsFront(out: SvgOut, d: CardDesign, frame: Rect): void {
   text(out, 'front', 'title', nameText, fx + fw / 2, plateY + 3.6, fitFont(nameText, 2.8, fw - 6, true), { bold: true, anchor: 'middle', fill: '#ffffff' });
   text(out, 'front', null, d.position, fx + 3, plateY + 6.3, 1.15, { bold: true, fill: '#ffffff' });
   text(out, 'front', 'copyright', s.copyright, fx + fw - 3, plateY + 6.3, fitFont(s.copyright, 1.15, fw * 0.55), { anchor: 'end', fill: '#ffffff' });
+}
+
+/** The subset name a sports card prints, upper case; null for the base subset and photo variations. */
+export function printedSubset(set: string): string | null {
+  if (/^base( set)?$|variation/i.test(set.trim())) return null;
+  return set.toUpperCase();
 }
 
 function pokemonBack(out: SvgOut, d: CardDesign, frame: Rect): void {

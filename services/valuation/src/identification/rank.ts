@@ -1,7 +1,7 @@
 // Re-ranking of catalog candidates with all the evidence. Each term is a log-odds-like vote, so every score can
 // be explained term by term (`explain`); weights were set on generator validation renders (see IDENTIFY.md).
 import { sportsColourWord, type CandidateCard } from './candidate';
-import { trigramSimilarity } from '../catalog/text-keys';
+import { textKey, trigramSimilarity } from '../catalog/text-keys';
 import type { ReadEvidence } from './read-evidence';
 
 export interface ScoredCandidate {
@@ -36,9 +36,39 @@ function editDistanceAtMostOne(a: string, b: string): boolean {
   return edits + (a.length - i) + (b.length - j) <= 1;
 }
 
+/**
+ * The best trigram similarity of `name` to a run of consecutive words of `text` about as long as the name, so
+ * a line like `team aqua s mightyena 100 hp` still matches `team aqua s mightyena`.
+ */
+export function windowSimilarity(name: string, text: string): number {
+  const words = text.split(' ').filter(Boolean);
+  const n = name.split(' ').filter(Boolean).length;
+  let best = 0;
+  for (let len = Math.max(1, n - 1); len <= n + 1; len++) {
+    for (let i = 0; i + len <= words.length; i++) best = Math.max(best, trigramSimilarity(name, words.slice(i, i + len).join(' ')));
+  }
+  return best;
+}
+
+/** The normalised subset name a sports card prints, or null (base subset, photo variations, Pokemon). */
+export function printedSubsetKey(card: CandidateCard): string | null {
+  if (!card.release || /^base( set)?$|variation/i.test(card.setName.trim())) return null;
+  return textKey(card.setName) || null;
+}
+
+/** Share of the phrase's words found among the words read (a misread word counts when its trigrams mostly agree). */
+function wordsFound(phrase: string, words: string[]): number {
+  const wanted = phrase.split(' ').filter((w) => w.length > 1);
+  if (wanted.length === 0) return 0;
+  let found = 0;
+  for (const w of wanted) if (words.includes(w) || words.some((r) => trigramSimilarity(r, w) >= 0.5)) found++;
+  return found / wanted.length;
+}
+
 function wordOverlap(a: string, b: string): number {
-  const wa = new Set(a.split(' ').filter((w) => w.length > 1));
-  const wb = new Set(b.split(' ').filter((w) => w.length > 1));
+  // Single letters count: `Allen & Ginter X` is another release than `Allen & Ginter`.
+  const wa = new Set(a.split(' ').filter(Boolean));
+  const wb = new Set(b.split(' ').filter(Boolean));
   if (wa.size === 0 || wb.size === 0) return 0;
   let shared = 0;
   for (const w of wa) if (wb.has(w)) shared++;
@@ -48,12 +78,18 @@ function wordOverlap(a: string, b: string): number {
 /** Scores one candidate; `referenceSimilarity` is its best fingerprint cosine, when references exist. */
 export function scoreCandidate(read: ReadEvidence, card: CandidateCard, referenceSimilarity: number | null): ScoredCandidate {
   const explain: Record<string, number> = {};
-  const nameSimilarity = read.nameKey ? trigramSimilarity(read.nameKey, card.nameKey) : 0;
-  if (read.nameKey) explain.name = 5 * nameSimilarity;
+  const titleSimilarity = read.nameKey ? trigramSimilarity(read.nameKey, card.nameKey) : 0;
+  // Another text line can stand in for a misread title, discounted: it is less likely to be the title.
+  let altSimilarity = 0;
+  for (const alt of read.altNameKeys) altSimilarity = Math.max(altSimilarity, 0.85 * windowSimilarity(card.nameKey, alt));
+  const nameSimilarity = Math.max(titleSimilarity, altSimilarity);
+  if (read.nameKey || altSimilarity >= 0.5) explain.name = 5 * nameSimilarity;
   let numberMatch = false;
   if (read.numberKeys.length > 0) {
     numberMatch = read.numberKeys.includes(card.numberKey);
-    explain.number = numberMatch ? 3 : read.numberKeys.some((k) => editDistanceAtMostOne(k, card.numberKey)) ? 0.8 : -1.5;
+    // One OCR slip in a longer number still half counts; in a one- or two-character number it is another number.
+    const near = read.numberKeys.some((k) => k.length >= 3 && editDistanceAtMostOne(k, card.numberKey));
+    explain.number = numberMatch ? 3 : near ? 0.8 : -1.5;
   }
   if (read.denominator !== null && card.setOfficialCount !== null) {
     explain.denominator = read.denominator === card.setOfficialCount ? 1.5 : -1;
@@ -75,6 +111,9 @@ export function scoreCandidate(read: ReadEvidence, card: CandidateCard, referenc
   if (referenceSimilarity !== null) {
     explain.fingerprint = Math.max(-1.5, Math.min(3, (3 * (referenceSimilarity - 0.8)) / 0.2));
   }
+  // Insert and subset cards print their subset's name; base cards and photo variations do not.
+  const subset = printedSubsetKey(card);
+  if (subset && read.textWords.length > 0) explain.subset = wordsFound(subset, read.textWords) >= 0.6 ? 2 : -1;
   // Print-identical cards (a base card and its photo variation) cannot be told apart by text: prefer the base
   // subset, by far the commoner card, and say so through a lower confidence.
   if (card.release && /^base( set)?$/i.test(card.setName)) explain.basePrior = 0.15;

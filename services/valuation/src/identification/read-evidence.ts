@@ -14,8 +14,10 @@ export interface Evidence {
 }
 
 export interface ReadEvidence {
-  /** Normalised title, '' when nothing was read. */
+  /** Normalised title, '' when nothing was read or the title line holds a generic word (`CATCHER`). */
   nameKey: string;
+  /** Other text lines that could be the title when the title line misread (normalised, 4-40 characters). */
+  altNameKeys: string[];
   /** Number keys to look up: the number as read plus common OCR confusions (O/0, I/1, S/5, B/8). */
   numberKeys: string[];
   /** The number as read, display form without denominator (e.g. `4`, `TG05`, `810`). */
@@ -30,20 +32,45 @@ export interface ReadEvidence {
   serial: { serial: number; printRun: number } | null;
   finishCues: string[];
   borderColor: string;
+  /** Every word read anywhere on the card (normalised), for printed subset names. */
+  textWords: string[];
   /** The text looks like a Pokemon card (an `HP` line, Wizards/Nintendo/Pokemon rights line). */
   pokemonHints: boolean;
 }
 
 const DIGIT_FIXES: Record<string, string> = { o: '0', i: '1', l: '1', s: '5', b: '8', z: '2', g: '6' };
 
-/** The number as read, plus the variant with letters that OCR commonly confuses for digits turned into digits. */
+/**
+ * The number as read, plus variants with letters OCR confuses for digits turned into digits: all of them when
+ * that leaves only digits, else O and I/l beside digits (`HO05` -> `H005` -> `h5`).
+ */
 function numberVariants(raw: string): string[] {
   const key = numberKey(raw);
   if (!key) return [];
   const out = new Set([key]);
   const digitsOnly = key.replace(/[oilsbzg]/g, (c) => DIGIT_FIXES[c] ?? c);
   if (/^\d+$/.test(digitsOnly)) out.add(numberKey(digitsOnly));
+  out.add(numberKey(key.replace(/[oil](?=\d)|(?<=\d)[oil]/g, (c) => DIGIT_FIXES[c] ?? c)));
   return [...out];
+}
+
+/**
+ * Lines that sit where a title does but are not one: card backs' and frames' generic words. Reading one as the
+ * title would make a card look absent from the catalog.
+ */
+const GENERIC_TITLE = new RegExp(
+  '^(?:trading card game|pokemon|trainer|energy|basic|stage \\d|' +
+    'catcher|pitcher|outfield|outfielder|infield|shortstop|(?:1st|2nd|3rd|first|second|third) base(?:man)?|designated hitter|' +
+    'quarterback|running back|wide receiver|tight end|linebacker|guard|forward|center|defense(?:man)?|goalie|goaltender|' +
+    'rookie|rookie card|all star)$',
+);
+
+function titleKey(text: string): string {
+  const key = textKey(text);
+  if (GENERIC_TITLE.test(key)) return '';
+  // Mostly digits or one-letter fragments is OCR noise, not a title.
+  const letters = key.replace(/[^a-z]/g, '').length;
+  return letters >= 3 && letters >= key.replace(/ /g, '').length * 0.6 ? key : '';
 }
 
 export function readEvidence(evidence: Evidence): ReadEvidence {
@@ -51,7 +78,7 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   let number: string;
   let denominator: number | null = null;
   const fraction = /([A-Za-z]{0,4}\s*[0-9OoIlSB]{1,4}[a-z]?)\s*\/\s*([A-Za-z]{0,4}\s*\d{1,4})/.exec(numberText);
-  const hash = /(?:#|No\.?)\s*([A-Za-z]{0,5}-?\d{1,4}[A-Za-z]?)/.exec(numberText);
+  const hash = /(?:#|No\.?)\s*([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)/.exec(numberText);
   if (fraction) {
     number = fraction[1]!.replace(/\s+/g, '');
     const den = /\d+/.exec(fraction[2]!)?.[0];
@@ -73,9 +100,14 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   const serialMatch = /(\d{1,4})\s*\/\s*(\d{1,4})/.exec(evidence.serialText);
   const serial = serialMatch ? { serial: Number(serialMatch[1]), printRun: Number(serialMatch[2]) } : null;
   const allText = [evidence.titleText, evidence.copyrightText, ...evidence.otherText].join(' ');
-  const pokemonHints = /\bHP\s?\d{2,3}\b|wizards|nintendo|pok[eé]mon|game freak|creatures/i.test(allText);
+  const pokemonHints = /\bHP\s?\d{2,3}\b|\b\d{2,3}\s?HP\b|wizards|nintendo|pok[eé]mon|game freak|creatures/i.test(allText);
+  const nameKey = titleKey(evidence.titleText);
+  const textWords = [...new Set(textKey([evidence.titleText, evidence.copyrightText, ...evidence.otherText].join(' ')).split(' ').filter((w) => w.length > 1))];
+  const altNameKeys = [...new Set(evidence.otherText.map(titleKey).filter((k) => k.length >= 4 && k.length <= 40 && k !== nameKey))];
   return {
-    nameKey: textKey(evidence.titleText),
+    nameKey,
+    altNameKeys,
+    textWords,
     numberKeys: numberVariants(number),
     number,
     denominator,

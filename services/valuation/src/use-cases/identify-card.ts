@@ -36,6 +36,7 @@ export interface IdentifyResult {
 }
 
 const PER_BRANCH = 60;
+const EXACT_NAMES = 120;
 
 export interface CandidateRow {
   id: string;
@@ -57,21 +58,37 @@ export interface CandidateRow {
 export const COLUMNS = `id, game, name, subject, set_name, release, year, number, set_official_count, parallels, variants,
   name_key, number_key, brand_key`;
 
-// One round trip: three index-backed branches. `%` is pg_trgm's similarity operator (threshold 0.3), living in
-// the valuation schema like the extension.
+// One round trip, three index-backed branches:
+// - the number as read (B-tree on number_key, year), within ±1 year of the copyright year when one was read
+//   (a common number like #1 has 1,400 cards; one year narrows that to a few dozen) and with the Pokemon set's
+//   denominator when one was read, ordered by how well the rest agrees (title, other text lines, year,
+//   publisher);
+// - the title exactly as normalised (B-tree on name_key, year; most OCR'd titles are exact), nearest years first;
+// - only when no name matched exactly: fuzzy names by trigram similarity (`%`, GIN), best first.
+// pg_trgm lives in the valuation schema, hence the qualified functions and operator.
 const RETRIEVE_SQL = `
+WITH exact AS (
+  SELECT ${COLUMNS} FROM valuation.catalog_cards
+  WHERE $1 <> '' AND name_key = $1
+  ORDER BY abs(year - $3::int) NULLS LAST
+  LIMIT ${EXACT_NAMES})
 (SELECT ${COLUMNS} FROM valuation.catalog_cards
   WHERE number_key = ANY($2::text[])
-  ORDER BY valuation.similarity(name_key, $1) DESC LIMIT ${PER_BRANCH})
+    AND ($3::int IS NULL OR year BETWEEN $3::int - 1 AND $3::int + 1)
+    AND ($6::int IS NULL OR set_official_count IS NULL OR set_official_count = $6::int)
+  ORDER BY valuation.similarity(name_key, $1)
+         + 0.8 * valuation.similarity(name_key, $4)
+         + CASE WHEN year = $3::int THEN 0.3 ELSE 0 END
+         + CASE WHEN brand_key = $5 THEN 0.3 ELSE 0 END
+         + CASE WHEN set_official_count = $6::int THEN 0.5 ELSE 0 END DESC
+  LIMIT ${PER_BRANCH})
+UNION ALL
+(SELECT * FROM exact)
 UNION ALL
 (SELECT ${COLUMNS} FROM valuation.catalog_cards
-  WHERE $1 <> '' AND $3::int IS NOT NULL AND year BETWEEN $3::int - 1 AND $3::int + 1
-    AND name_key OPERATOR(valuation.%) $1
-  ORDER BY valuation.similarity(name_key, $1) DESC LIMIT ${PER_BRANCH})
-UNION ALL
-(SELECT ${COLUMNS} FROM valuation.catalog_cards
-  WHERE $1 <> '' AND name_key OPERATOR(valuation.%) $1
-  ORDER BY valuation.similarity(name_key, $1) DESC LIMIT ${PER_BRANCH})`;
+  WHERE $1 <> '' AND NOT EXISTS (SELECT 1 FROM exact) AND name_key OPERATOR(valuation.%) $1
+  ORDER BY valuation.similarity(name_key, $1) DESC
+  LIMIT ${PER_BRANCH})`;
 
 export function toCandidate(row: CandidateRow): CandidateCard {
   return {
@@ -93,7 +110,15 @@ export function toCandidate(row: CandidateRow): CandidateCard {
 }
 
 async function retrieve(prisma: PrismaClient, read: ReadEvidence, extraIds: string[]): Promise<CandidateCard[]> {
-  const rows = await prisma.$queryRawUnsafe<CandidateRow[]>(RETRIEVE_SQL, read.nameKey, read.numberKeys, read.year);
+  const rows = await prisma.$queryRawUnsafe<CandidateRow[]>(
+    RETRIEVE_SQL,
+    read.nameKey,
+    read.numberKeys,
+    read.year,
+    read.altNameKeys.join(' '),
+    read.brandKey,
+    read.denominator,
+  );
   if (extraIds.length > 0) {
     rows.push(...(await prisma.$queryRawUnsafe<CandidateRow[]>(`SELECT ${COLUMNS} FROM valuation.catalog_cards WHERE id = ANY($1::text[])`, extraIds)));
   }
@@ -151,7 +176,9 @@ function supported(best: ScoredCandidate, read: ReadEvidence): string | null {
   const nameOk = best.nameSimilarity >= 0.45;
   const contextOk = (e.year ?? 0) >= 1.5 && (e.brand ?? 0) > 0;
   if (nameOk && (best.numberMatch || contextOk)) return null;
-  if (!nameOk && best.numberMatch && ((e.denominator ?? 0) > 0 || contextOk) && !read.nameKey) return null;
+  // No usable title (generic or unreadable): the number with the set's denominator, or with year and
+  // publisher, still pins the card down.
+  if (!read.nameKey && best.numberMatch && ((e.denominator ?? 0) > 0 || contextOk)) return null;
   if (!read.nameKey && read.numberKeys.length === 0) return 'no title or number could be read';
   return 'no catalog card agrees with the title and number read';
 }

@@ -84,6 +84,8 @@ export async function importCatalogFile(prisma: PrismaClient, file: string): Pro
     }
   }
   if (batch.length > 0) await upsert(prisma, batch, result);
+  // Fresh statistics after a bulk load, or the planner guesses (and picks a seq scan over the number index).
+  if (result.inserted + result.updated > 0) await prisma.$executeRawUnsafe('ANALYZE valuation.catalog_cards');
   return result;
 }
 

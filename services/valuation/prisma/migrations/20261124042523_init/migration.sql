@@ -70,7 +70,10 @@ CREATE TABLE "valuation"."grade_premium_fits" (
 );
 
 -- CreateIndex
-CREATE INDEX "catalog_cards_number_key_idx" ON "valuation"."catalog_cards"("number_key");
+CREATE INDEX "catalog_cards_number_key_year_idx" ON "valuation"."catalog_cards"("number_key", "year");
+
+-- CreateIndex
+CREATE INDEX "catalog_cards_name_key_year_idx" ON "valuation"."catalog_cards"("name_key", "year");
 
 -- CreateIndex
 CREATE INDEX "catalog_cards_name_trgm" ON "valuation"."catalog_cards" USING GIN ("name_key" valuation.gin_trgm_ops);
