@@ -15,7 +15,9 @@ import { callUnary, createClient } from '@cardlens/grpc-kit';
 import { createTestDatabase, deleteTopicsWithPrefix, describeWithInfra, infraUrls, uniqueTopicPrefix, type TestDatabase } from '@cardlens/testing';
 import { loadValuationConfig } from '../src/config';
 import { PrismaClient } from '../src/db';
+import { readSalesFile } from '../src/domain/sales-file';
 import { importCatalogFile } from '../src/use-cases/import-catalog';
+import { ingestSales } from '../src/use-cases/ingest-sales';
 import { startValuationService, type RunningService } from '../src/service';
 
 const fixtures = fileURLToPath(new URL('./fixtures/catalog', import.meta.url));
@@ -199,6 +201,32 @@ function suite(mode: 'pglite' | 'postgres') {
     const low = await call('analyzeMarket', { cardId: card, parallel: '', gradeDistribution: [{ grade: 2, probability: 1 }] });
     expect(low.market!.gradingRecommendation).toBe(commonV1.GradingRecommendation.DONT_GRADE);
     await expect(call('valueCard', { cardId: card, parallel: '', predictedGrade: 11, gradeDistribution: [] })).rejects.toMatchObject({ code: 'invalid_body' });
+  });
+
+  it('imports a CSV sales file as the import command does: a re-run inserts nothing, unknown cards are rejected', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sales-'));
+    const file = path.join(dir, 'sales.csv');
+    writeFileSync(
+      file,
+      [
+        'source,source_id,card_id,parallel,grader,grade,price_usd,sold_at,listing_type,title',
+        'csv-feed,c1,base1-58,,,,12.50,2026-11-01T10:00:00Z,auction,Pikachu raw',
+        'csv-feed,c2,base1-58,,PSA,9,40.00,2026-11-02T10:00:00Z,fixed_price,Pikachu PSA 9',
+        'csv-feed,c3,no-such-card,,,,3.00,2026-11-02T10:00:00Z,auction,unknown',
+        'csv-feed,c4,base1-58,,,,-1,2026-11-02T10:00:00Z,auction,bad price',
+      ].join('\n'),
+    );
+    const { prisma, close } = await openPrisma(PrismaClient, database);
+    try {
+      const parsed = await readSalesFile(file);
+      expect(parsed.rejected).toHaveLength(1);
+      expect(await ingestSales(prisma, parsed.sales)).toMatchObject({ received: 3, inserted: 2, duplicates: 0, rejected: 1 });
+      expect(await ingestSales(prisma, (await readSalesFile(file)).sales)).toMatchObject({ inserted: 0, duplicates: 2, rejected: 1 });
+      const stored = await prisma.sale.findUnique({ where: { source_sourceId: { source: 'csv-feed', sourceId: 'c2' } } });
+      expect(stored).toMatchObject({ grader: 'PSA', priceCents: 4000n });
+    } finally {
+      await close();
+    }
   });
 
   it('takes sales from the feed topic; a redelivered record is stored once', async () => {

@@ -101,7 +101,9 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   const serial = serialMatch ? { serial: Number(serialMatch[1]), printRun: Number(serialMatch[2]) } : null;
   const allText = [evidence.titleText, evidence.copyrightText, ...evidence.otherText].join(' ');
   const pokemonHints = /\bHP\s?\d{2,3}\b|\b\d{2,3}\s?HP\b|wizards|nintendo|pok[eé]mon|game freak|creatures/i.test(allText);
-  const nameKey = titleKey(evidence.titleText);
+  // A title line that only repeats the publisher (`BOWMAN` over `©1991 Bowman`) is the logo, not the title.
+  const rawTitle = titleKey(evidence.titleText);
+  const nameKey = rawTitle && brandKey.split(' ').includes(rawTitle) ? '' : rawTitle;
   const textWords = [...new Set(textKey([evidence.titleText, evidence.copyrightText, ...evidence.otherText].join(' ')).split(' ').filter((w) => w.length > 1))];
   const altNameKeys = [...new Set(evidence.otherText.map(titleKey).filter((k) => k.length >= 4 && k.length <= 40 && k !== nameKey))];
   return {

@@ -77,7 +77,8 @@ WITH exact AS (
     AND ($3::int IS NULL OR year BETWEEN $3::int - 1 AND $3::int + 1)
     AND ($6::int IS NULL OR set_official_count IS NULL OR set_official_count = $6::int)
   ORDER BY valuation.similarity(name_key, $1)
-         + 0.8 * valuation.similarity(name_key, $4)
+         -- word_similarity finds the name inside a longer line; it is costly, so only on the year-narrowed rows.
+         + 0.8 * CASE WHEN $3::int IS NULL THEN valuation.similarity(name_key, $4) ELSE valuation.word_similarity(name_key, $4) END
          + CASE WHEN year = $3::int THEN 0.3 ELSE 0 END
          + CASE WHEN brand_key = $5 THEN 0.3 ELSE 0 END
          + CASE WHEN set_official_count = $6::int THEN 0.5 ELSE 0 END DESC
@@ -171,7 +172,7 @@ function identificationFromEvidence(evidence: Evidence, read: ReadEvidence): Ide
  * A match needs the name to agree (trigram similarity ≥ 0.45) and the number (or, without a readable number,
  * the year and publisher together); a number-only match needs the Pokemon denominator or the year to agree.
  */
-function supported(best: ScoredCandidate, read: ReadEvidence): string | null {
+function supported(best: ScoredCandidate, read: ReadEvidence, uniqueName: boolean): string | null {
   const e = best.explain;
   const nameOk = best.nameSimilarity >= 0.45;
   const contextOk = (e.year ?? 0) >= 1.5 && (e.brand ?? 0) > 0;
@@ -179,6 +180,9 @@ function supported(best: ScoredCandidate, read: ReadEvidence): string | null {
   // No usable title (generic or unreadable): the number with the set's denominator, or with year and
   // publisher, still pins the card down.
   if (!read.nameKey && best.numberMatch && ((e.denominator ?? 0) > 0 || contextOk)) return null;
+  // Only a title was read (no number, year or publisher): a name that exactly one catalog card carries is
+  // still that card; a name many cards share is not enough.
+  if (best.nameSimilarity >= 0.9 && read.numberKeys.length === 0 && read.year === null && uniqueName) return null;
   if (!read.nameKey && read.numberKeys.length === 0) return 'no title or number could be read';
   return 'no catalog card agrees with the title and number read';
 }
@@ -194,7 +198,8 @@ export async function identifyCard(
   const scored = cards.map((c) => scoreCandidate(read, c, refSims.get(c.id) ?? null)).sort((a, b) => b.score - a.score || a.card.id.localeCompare(b.card.id));
   const candidates = scored.slice(0, 6).map((s) => ({ cardId: s.card.id, identification: identificationOf(s.card, chooseParallel(read, s.card)), score: s.score }));
   const best = scored[0];
-  const reason = best ? supported(best, read) : read.nameKey || read.numberKeys.length > 0 ? 'no catalog card agrees with the title and number read' : 'no title or number could be read';
+  const uniqueName = best !== undefined && scored.filter((s) => s.card.nameKey === best.card.nameKey).length === 1;
+  const reason = best ? supported(best, read, uniqueName) : read.nameKey || read.numberKeys.length > 0 ? 'no catalog card agrees with the title and number read' : 'no title or number could be read';
   if (!best || reason !== null) {
     return {
       identification: identificationFromEvidence(evidence, read),
