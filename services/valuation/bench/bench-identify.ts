@@ -87,7 +87,12 @@ async function openCatalog(): Promise<{ prisma: PrismaClient; close: () => Promi
     ? { kind: 'postgres', url: process.env.DATABASE_URL }
     : await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
   await migrate({ ...serviceLayout(serviceDir), database, logger: logger as never });
-  const { prisma, close } = await openPrisma(PrismaClient, database);
+  const { prisma, close: closePrisma } = await openPrisma(PrismaClient, database);
+  // An in-memory PGlite keeps the process alive until it is closed too.
+  const close = async () => {
+    await closePrisma();
+    if ('close' in database) await database.close();
+  };
   if ((await catalogCardCount(prisma)) < 167_000) {
     for (const f of ['pokemon.ndjson.gz', 'sports.ndjson.gz']) {
       const t = performance.now();
@@ -125,7 +130,8 @@ async function main(): Promise<void> {
   const byGame: Record<string, { n: number; top1: number }> = {};
   const misses: string[] = [];
   const parallelMisses: string[] = [];
-  for (const c of cases) {
+  for (const [i, c] of cases.entries()) {
+    if (i % 250 === 0) process.stderr.write(`identify ${i}/${cases.length}\n`);
     const t = performance.now();
     const result = await identifyCard({ prisma, fingerprints }, c.evidence);
     ms.push(performance.now() - t);
