@@ -171,6 +171,14 @@ function suite(mode: 'pglite' | 'postgres') {
     expect(value.latestCompAt).toBeDefined();
   });
 
+  it('a long ImportSales stream is stored batch by batch with exact totals', async () => {
+    const many = Array.from({ length: 4_500 }, (_, i) => ({ ...record(i, 'base1-58', 1_000 + i, 30 + (i % 200)), source: 'bulk' }));
+    const response = await importSales(client, [...many, { ...many[0]!, cardId: 'no-such-card', sourceId: 'x' }]);
+    expect(response).toEqual({ received: 4_501, inserted: 4_500, duplicates: 0, rejected: 1 });
+    const again = await importSales(client, many.slice(0, 2_500));
+    expect(again).toEqual({ received: 2_500, inserted: 0, duplicates: 2_500, rejected: 0 });
+  });
+
   it('missing coverage is null with a reason, never zero', async () => {
     const none = (await call('valueCard', { cardId: 'base1-4', parallel: '', gradeDistribution: [] })).value!;
     expect(none.rawEstimateCents).toBeUndefined();

@@ -20,6 +20,9 @@ export interface ValuationGrpcDeps extends ValuationDeps {
   logger: Logger;
 }
 
+/** Sales stored per statement while an ImportSales stream is read. */
+const IMPORT_BATCH = 2000;
+
 const CONFIDENCE: Record<'High' | 'Medium' | 'Low', commonV1.ConfidenceLevel> = {
   High: commonV1.ConfidenceLevel.HIGH,
   Medium: commonV1.ConfidenceLevel.MEDIUM,
@@ -104,27 +107,49 @@ function valueRequest(request: { cardId: string; parallel: string; predictedGrad
 }
 
 export function valuationGrpcService(deps: ValuationGrpcDeps): GrpcService {
+  // Streams of any length: records are stored in batches as they arrive (the stream is paused while a batch is
+  // written), so memory stays bounded by one batch.
   const importSales: grpc.handleClientStreamingCall<valuationV1.ImportSalesRequest, valuationV1.ImportSalesResponse> = (call, callback) => {
-    const sales: Sale[] = [];
-    let rejected = 0;
-    let received = 0;
+    const totals = { received: 0, inserted: 0, duplicates: 0, rejected: 0 };
+    let batch: Sale[] = [];
+    let writing: Promise<void> = Promise.resolve();
+    let failed = false;
+    const flush = (sales: Sale[]) => {
+      writing = writing.then(async () => {
+        if (failed || sales.length === 0) return;
+        const result = await ingestSales(deps.prisma, sales);
+        totals.inserted += result.inserted;
+        totals.duplicates += result.duplicates;
+        totals.rejected += result.rejected;
+        if (result.inserted > 0) deps.onSalesInserted(result);
+      });
+      writing.catch((error: unknown) => {
+        if (!failed) deps.logger.error({ err: error }, 'sales import failed');
+        failed = true;
+      });
+    };
     call.on('data', (message: valuationV1.ImportSalesRequest) => {
-      received++;
+      totals.received++;
       const sale = message.record ? saleFromProto(message.record) : 'empty message';
-      if (typeof sale === 'string') rejected++;
-      else sales.push(sale);
+      if (typeof sale === 'string') totals.rejected++;
+      else batch.push(sale);
+      if (batch.length >= IMPORT_BATCH) {
+        call.pause();
+        flush(batch);
+        batch = [];
+        void writing.then(
+          () => call.resume(),
+          () => call.resume(),
+        );
+      }
     });
     call.on('error', () => undefined);
     call.on('end', () => {
-      ingestSales(deps.prisma, sales).then(
-        (result) => {
-          if (result.inserted > 0) deps.onSalesInserted(result);
-          callback(null, { received, inserted: result.inserted, duplicates: result.duplicates, rejected: rejected + result.rejected });
-        },
-        (error: unknown) => {
-          deps.logger.error({ err: error }, 'sales import failed');
-          callback(appErrorToStatus(new AppError('internal_error')));
-        },
+      flush(batch);
+      batch = [];
+      writing.then(
+        () => callback(null, totals),
+        () => callback(appErrorToStatus(new AppError('internal_error'))),
       );
     });
   };
