@@ -29,12 +29,19 @@ export interface AppendedEntry {
  * It refuses to go below zero (the CHECK constraint is the backstop), and the unique idempotency key makes a
  * retried effect a no-op that returns the original entry.
  */
+/**
+ * Locks the agent's balance row (creating it at 0 when new) for the rest of the transaction and returns the
+ * balance. Every effect on one agent takes this lock first, so they run one after the other and each one's
+ * idempotency check sees whatever a concurrent twin committed before it.
+ */
+export async function lockAccount(tx: Tx, agentId: number): Promise<number> {
+  await tx.$executeRaw`INSERT INTO "billing"."credit_accounts" ("agent_id", "balance", "updated_at") VALUES (${agentId}::int, 0, now()) ON CONFLICT ("agent_id") DO NOTHING`;
+  const locked = await tx.$queryRaw<{ balance: number }[]>`SELECT "balance" FROM "billing"."credit_accounts" WHERE "agent_id" = ${agentId}::int FOR UPDATE`;
+  return locked[0]?.balance ?? 0;
+}
+
 export async function appendEntry(tx: Tx, entry: EntryRequest): Promise<AppendedEntry> {
-  // Lock the agent's balance row first: concurrent effects for one agent then run one after the other, and
-  // the idempotency check below sees whatever a concurrent twin committed before us.
-  await tx.$executeRaw`INSERT INTO "billing"."credit_accounts" ("agent_id", "balance", "updated_at") VALUES (${entry.agentId}::int, 0, now()) ON CONFLICT ("agent_id") DO NOTHING`;
-  const locked = await tx.$queryRaw<{ balance: number }[]>`SELECT "balance" FROM "billing"."credit_accounts" WHERE "agent_id" = ${entry.agentId}::int FOR UPDATE`;
-  const balance = locked[0]?.balance ?? 0;
+  const balance = await lockAccount(tx, entry.agentId);
 
   const existing = await tx.ledgerEntry.findUnique({ where: { idempotencyKey: entry.idempotencyKey } });
   if (existing) return { entryId: existing.id, balanceAfter: existing.balanceAfter, replayed: true, amount: existing.amount };

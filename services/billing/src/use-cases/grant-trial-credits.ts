@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../db';
 import type { Pricing } from '../domain/pricing';
-import { appendEntry } from '../domain/ledger';
+import { appendEntry, lockAccount } from '../domain/ledger';
 
 export interface TrialGrantResult {
   creditsGranted: number;
@@ -23,6 +23,9 @@ export async function grantTrialCredits(
   const day = utcDay((deps.now ?? (() => new Date()))());
 
   return deps.prisma.$transaction(async (tx) => {
+    // The agent's lock before the "already answered?" checks: a concurrent retry waits here and then sees the
+    // first call's entry, instead of taking from the pool a second time.
+    await lockAccount(tx, request.agentId);
     const previous = await tx.ledgerEntry.findUnique({ where: { idempotencyKey } });
     if (previous) return { creditsGranted: previous.amount, poolExhausted: false };
     const outcomeKey = `trial-pool-refused:${request.agentId}`;
