@@ -31,6 +31,12 @@ export const env = {
       .default(fallback ? 'true' : 'false')
       .transform((v) => v === 'true' || v === '1' || v === 'yes'),
   url: () => z.url(),
+  /** A comma-separated list (e.g. Kafka brokers), trimmed; unset or empty gives undefined. */
+  list: () =>
+    z
+      .string()
+      .optional()
+      .transform((v) => (v ? v.split(',').map((item) => item.trim()).filter(Boolean) : undefined)),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   telemetryExporter: () => z.enum(['otlp', 'console', 'none']).default('none'),
   /** Where a service keeps its data: a Postgres URL in production and CI, or the embedded PGlite folder. */

@@ -8,10 +8,7 @@ export const accountsConfigSchema = z.object({
   DATABASE_POOL_SIZE: env.positiveInt(10),
   MIGRATE_ON_START: env.bool(true),
   /** Comma-separated Kafka brokers. The standalone process needs them; the embedded mode uses its in-process bus. */
-  KAFKA_BROKERS: z
-    .string()
-    .optional()
-    .transform((v) => (v ? v.split(',').map((b) => b.trim()).filter(Boolean) : undefined)),
+  KAFKA_BROKERS: env.list(),
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   GRPC_DEADLINE_MS: env.positiveInt(5000),
   LOG_LEVEL: env.logLevel(),

@@ -21,7 +21,8 @@ import { createDatabase, migrate, openPrisma, serviceLayout, type Database } fro
 import { createCardEngine, ENGINE_VERSION } from '@cardlens/vision';
 import { PrismaClient } from '../src/db';
 import { FingerprintIndex } from '../src/identification/fingerprint-index';
-import { pokemonStandardPrinting, printedSubsetKey, type ChosenParallel } from '../src/identification/rank';
+import { POKEMON_PRINTING_NAMES, pokemonStandardPrinting } from '../src/catalog/printings';
+import { printedSubsetKey, type ChosenParallel } from '../src/identification/rank';
 import type { Evidence } from '../src/identification/read-evidence';
 import { catalogCardCount, importCatalogFile } from '../src/use-cases/import-catalog';
 import { COLUMNS, identificationOf, identifyCard, toCandidate, type CandidateRow, type Identification } from '../src/use-cases/identify-card';
@@ -106,10 +107,9 @@ async function openCatalog(): Promise<{ prisma: PrismaClient; close: () => Promi
 function truthPrinting(card: CardLabel, row: ReturnType<typeof toCandidate>): ChosenParallel {
   if (card.game === 'pokemon') {
     const standard = pokemonStandardPrinting([...new Set(row.variants.map((v) => v.type))]);
-    const label: Record<string, string> = { holo: 'Holo', reverse: 'Reverse Holo', lenticular: 'Lenticular', metal: 'Metal' };
     const type = card.parallel ?? 'normal';
-    // The renderer prints a card without variants as a normal one.
-    return { parallel: type === standard || type === 'normal' ? '' : (label[type] ?? type), printRun: null };
+    // The renderer prints a card without variants as a normal one ('' too).
+    return { parallel: type === standard ? '' : (POKEMON_PRINTING_NAMES[type] ?? type), printRun: null };
   }
   return { parallel: card.parallel ?? '', printRun: card.serial ? card.printRun : null };
 }

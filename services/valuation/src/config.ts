@@ -12,10 +12,7 @@ export const valuationConfigSchema = z.object({
   DATABASE_POOL_SIZE: env.positiveInt(10),
   MIGRATE_ON_START: env.bool(true),
   /** Comma-separated Kafka brokers (the sales feed). The standalone process needs them; embedded uses its bus. */
-  KAFKA_BROKERS: z
-    .string()
-    .optional()
-    .transform((v) => (v ? v.split(',').map((b) => b.trim()).filter(Boolean) : undefined)),
+  KAFKA_BROKERS: env.list(),
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Folder of `*.ndjson(.gz)` catalogs loaded at start when the catalog table is empty (CATALOG_AUTOLOAD). */
   CATALOG_DIR: z.string().default(DEFAULT_CATALOG_DIR),

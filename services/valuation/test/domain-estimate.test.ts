@@ -2,26 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { estimateValue, expectedGradedValueCents } from '../src/domain/estimate';
 import { GradePremiumModel, fitGradePremium } from '../src/domain/grade-premium';
 import type { Sale } from '../src/domain/types';
-
-const NOW = new Date('2025-06-30T00:00:00Z');
-const DAY = 86_400_000;
-let nextId = 0;
-
-/** A sale of card c1 `daysAgo` days before NOW; raw unless grader/grade are given. */
-function sale(priceCents: number, daysAgo: number, graded: { grader: string; grade: number } | null = null): Sale {
-  return {
-    source: 'test',
-    sourceId: String(nextId++),
-    cardId: 'c1',
-    parallel: '',
-    grader: graded?.grader ?? null,
-    grade: graded?.grade ?? null,
-    priceCents,
-    soldAt: new Date(NOW.getTime() - daysAgo * DAY),
-    listingType: 'auction',
-    title: 'test card',
-  };
-}
+import { NOW, sale } from './sales-fixture';
 
 const prior = GradePremiumModel.prior(); // PSA 8 ×1.4, 9 ×2, 9.5 ×3, 10 ×5 (see grade-premium.ts)
 

@@ -2,27 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { estimateValue } from '../src/domain/estimate';
 import { GradePremiumModel } from '../src/domain/grade-premium';
 import { SAMPLE_DATA_NOTICE, analyzeMarket, computeTrend, formatUsd, recommendGrading } from '../src/domain/market';
-import type { Sale } from '../src/domain/types';
+import { NOW, sale } from './sales-fixture';
 
-const NOW = new Date('2025-06-30T00:00:00Z');
-const DAY = 86_400_000;
 const prior = GradePremiumModel.prior(); // PSA 9 ×2, PSA 10 ×5
-let nextId = 0;
-
-function sale(priceCents: number, daysAgo: number, graded: { grader: string; grade: number } | null = null): Sale {
-  return {
-    source: 'test',
-    sourceId: String(nextId++),
-    cardId: 'c1',
-    parallel: '',
-    grader: graded?.grader ?? null,
-    grade: graded?.grade ?? null,
-    priceCents,
-    soldAt: new Date(NOW.getTime() - daysAgo * DAY),
-    listingType: 'auction',
-    title: 'test',
-  };
-}
 
 describe('recommendGrading', () => {
   it('is neutral without a raw or a graded value', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { cardProfilesFromCatalog } from '../src/domain/card-profile';
 import { fitGradePremium } from '../src/domain/grade-premium';
-import { DEFAULT_SAMPLE_SOURCE, generateSampleSales, parallelMultiplier, pickCoveredCards, pokemonStandardVariant } from '../src/domain/sales-generator';
+import { pokemonStandardPrinting } from '../src/catalog/printings';
+import { DEFAULT_SAMPLE_SOURCE, generateSampleSales, parallelMultiplier, pickCoveredCards } from '../src/domain/sales-generator';
 import { median } from '../src/domain/stats';
 import type { CardProfile, Sale } from '../src/domain/types';
 
@@ -120,9 +121,9 @@ describe('generateSampleSales', () => {
   });
 
   it('pokemon variants become parallels beside the standard printing', () => {
-    expect(pokemonStandardVariant(['holo', 'reverse'])).toBe('holo');
-    expect(pokemonStandardVariant(['normal', 'holo', 'reverse'])).toBe('normal');
-    expect(pokemonStandardVariant(['holo', 'firstEdition'])).toBe('holo');
+    expect(pokemonStandardPrinting(['holo', 'reverse'])).toBe('holo');
+    expect(pokemonStandardPrinting(['normal', 'holo', 'reverse'])).toBe('normal');
+    expect(pokemonStandardPrinting(['holo', 'firstEdition'])).toBe('holo');
     const cards = Array.from({ length: 40 }, (_, i) => pokemonCard(`v${i}`, { subjectCardCount: 80 }));
     const parallels = new Set(generateSampleSales(cards, { seed: 9, now: NOW }).map((s) => s.parallel));
     expect([...parallels].sort()).toEqual(['', 'Reverse Holo']);

@@ -219,7 +219,8 @@ function normaliseDistribution(distribution: readonly GradeProbability[]): Grade
   return usable.map((d) => ({ grade: Math.min(Math.max(d.grade, 1), 10), probability: d.probability / total }));
 }
 
-function unavailable(reason: string, latestCompAt: Date | null, compCount: number, rawCompCount: number): ValueEstimate {
+/** An estimate with no numbers, only the reason (never zeros). */
+export function unavailableEstimate(reason: string, latestCompAt: Date | null = null, compCount = 0, rawCompCount = 0): ValueEstimate {
   return {
     rawEstimateCents: null,
     rawEstimateUnavailableReason: reason,
@@ -268,8 +269,8 @@ function prepareComps(input: EstimateInput): PreparedComps {
 export function estimateValue(input: EstimateInput): ValueEstimate {
   const { options, latestCompAt, raw, graded } = prepareComps(input);
   const compCount = raw.length + graded.length;
-  if (latestCompAt === null) return unavailable('no sales for this card', null, 0, 0);
-  if (compCount === 0) return unavailable(`no sales in the last ${options.lookbackDays} days`, latestCompAt, 0, 0);
+  if (latestCompAt === null) return unavailableEstimate('no sales for this card', null, 0, 0);
+  if (compCount === 0) return unavailableEstimate(`no sales in the last ${options.lookbackDays} days`, latestCompAt, 0, 0);
 
   const rawBasis = rawBasisOf(raw, graded, input.premium, options)!;
   const set: CompSet = { raw, graded, premium: input.premium, options, rawBasis };

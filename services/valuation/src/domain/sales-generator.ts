@@ -46,6 +46,7 @@
 
 import type { CardProfile, ListingType, Sale } from './types';
 import { DAY_MS, Random, hashString } from './stats';
+import { POKEMON_PRINTING_NAMES, pokemonStandardPrinting } from '../catalog/printings';
 
 export const DEFAULT_SAMPLE_SOURCE = 'cardlens-sample';
 export const DEFAULT_SAMPLE_DAYS = 365;
@@ -178,32 +179,16 @@ interface Printing {
   activity: number;
 }
 
-/** Pokemon: the standard printing is normal when the card has it, else holo, else its first variant. */
-export function pokemonStandardVariant(variants: readonly string[]): string | null {
-  if (variants.includes('normal')) return 'normal';
-  if (variants.includes('holo')) return 'holo';
-  return variants.find((v) => v !== 'firstEdition') ?? null;
-}
-
-export const POKEMON_VARIANT_LABEL: Readonly<Record<string, string>> = {
-  normal: '',
-  holo: 'Holo',
-  reverse: 'Reverse Holo',
-  firstEdition: '1st Edition',
-  lenticular: 'Lenticular',
-  metal: 'Metal',
-};
-
 function printingsOf(card: CardProfile, random: Random): Printing[] {
   const printings: Printing[] = [{ parallel: '', titleLabel: '', multiplier: 1, activity: 1 }];
   if (card.game === 'pokemon') {
-    const standard = pokemonStandardVariant(card.variants);
+    const standard = pokemonStandardPrinting(card.variants);
     const standardMultiplier = POKEMON_VARIANT_MULTIPLIER[standard ?? 'normal'] ?? 1;
     for (const variant of card.variants.filter((v) => v !== standard).slice(0, 2)) {
       printings.push({
         // Sales name a Pokemon printing by the same display name identification reports (`Reverse Holo`).
-        parallel: POKEMON_VARIANT_LABEL[variant] ?? variant,
-        titleLabel: POKEMON_VARIANT_LABEL[variant] ?? variant,
+        parallel: POKEMON_PRINTING_NAMES[variant] ?? variant,
+        titleLabel: POKEMON_PRINTING_NAMES[variant] ?? variant,
         multiplier: (POKEMON_VARIANT_MULTIPLIER[variant] ?? 1.5) / standardMultiplier,
         activity: 0.6,
       });

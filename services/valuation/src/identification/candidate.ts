@@ -1,22 +1,11 @@
-// A catalog card as identification sees it (one row of valuation.catalog_cards).
-import type { Parallel, Variant } from '../catalog/catalog-record';
+// A catalog card as identification sees it: the columns of valuation.catalog_cards it reads.
+import type { CatalogRow } from '../catalog/catalog-record';
 
-export interface CandidateCard {
-  id: string;
-  game: string;
-  name: string;
-  subject: string;
-  setName: string;
-  release: string | null;
-  year: number | null;
-  number: string;
-  setOfficialCount: number | null;
-  parallels: Parallel[];
-  variants: Variant[];
-  nameKey: string;
-  numberKey: string;
-  brandKey: string;
-}
+export type CandidateCard = Pick<
+  CatalogRow,
+  | 'id' | 'game' | 'name' | 'subject' | 'setName' | 'release' | 'year' | 'number' | 'setOfficialCount' | 'parallels'
+  | 'variants' | 'nameKey' | 'numberKey' | 'brandKey'
+>;
 
 const COLOUR_WORDS: [RegExp, string][] = [
   [/\bgold\b/i, 'gold'],

@@ -1,6 +1,7 @@
 // Re-ranking of catalog candidates with all the evidence. Each term is a log-odds-like vote, so every score can
 // be explained term by term (`explain`); weights were set on generator validation renders (see IDENTIFY.md).
 import { sportsColourWord, type CandidateCard } from './candidate';
+import { POKEMON_PRINTING_NAMES, pokemonStandardPrinting } from '../catalog/printings';
 import { textKey, trigramSimilarity } from '../catalog/text-keys';
 import type { ReadEvidence } from './read-evidence';
 
@@ -127,15 +128,6 @@ export interface ChosenParallel {
   printRun: number | null;
 }
 
-const POKEMON_LABEL: Record<string, string> = { holo: 'Holo', reverse: 'Reverse Holo', lenticular: 'Lenticular', metal: 'Metal' };
-
-/** The standard printing of a Pokemon card: normal when it has one, else holo, else its first variant. */
-export function pokemonStandardPrinting(variantTypes: string[]): string | null {
-  if (variantTypes.includes('normal')) return 'normal';
-  if (variantTypes.includes('holo')) return 'holo';
-  return variantTypes.find((v) => v !== 'firstEdition') ?? null;
-}
-
 /** Which printing of the card the finish, border colour and serial numbering point to. */
 export function chooseParallel(read: ReadEvidence, card: CandidateCard): ChosenParallel {
   if (card.game === 'pokemon') {
@@ -146,7 +138,7 @@ export function chooseParallel(read: ReadEvidence, card: CandidateCard): ChosenP
     if (cues.includes('reverse_holo') && types.includes('reverse')) type = 'reverse';
     else if (cues.includes('holo')) type = types.find((t) => t === 'holo' || t === 'lenticular' || t === 'metal') ?? null;
     if (type === null || type === standard) return { parallel: '', printRun: null };
-    return { parallel: POKEMON_LABEL[type] ?? type, printRun: null };
+    return { parallel: POKEMON_PRINTING_NAMES[type] ?? type, printRun: null };
   }
   let best: { name: string; printRun: number | null; score: number } | null = null;
   for (const p of card.parallels) {

@@ -1,6 +1,6 @@
 // Value estimates and market analysis of one catalog card (and printing) from its stored comps.
 import type { PrismaClient } from '../db';
-import { DEFAULT_ESTIMATE_OPTIONS, estimateValue } from '../domain/estimate';
+import { DEFAULT_ESTIMATE_OPTIONS, estimateValue, unavailableEstimate } from '../domain/estimate';
 import type { GradePremiumModel } from '../domain/grade-premium';
 import { analyzeMarket } from '../domain/market';
 import { DEFAULT_SAMPLE_SOURCE } from '../domain/sales-generator';
@@ -28,22 +28,6 @@ export interface CardValue {
   sampleData: boolean;
 }
 
-function unavailable(reason: string): ValueEstimate {
-  return {
-    rawEstimateCents: null,
-    rawEstimateUnavailableReason: reason,
-    gradedEstimateCents: null,
-    gradedEstimateUnavailableReason: reason,
-    gradedEstimateGrade: null,
-    currency: 'USD',
-    gradedValueSpread: [],
-    latestCompAt: null,
-    compCount: 0,
-    rawCompCount: 0,
-    method: 'none',
-  };
-}
-
 function normaliseParallel(parallel: string): string {
   const p = parallel.trim();
   return /^base$/i.test(p) ? '' : p;
@@ -61,7 +45,7 @@ const isSample = (comps: Sale[]): boolean => comps.length > 0 && comps.every((s)
 
 export async function valueCard(deps: ValuationDeps, request: ValueRequest): Promise<CardValue> {
   const { comps, now } = await compsFor(deps, request);
-  if (comps === null) return { estimate: unavailable('card not in catalog'), sampleData: false };
+  if (comps === null) return { estimate: unavailableEstimate('card not in catalog'), sampleData: false };
   const estimate = estimateValue({
     sales: comps,
     now,
@@ -75,7 +59,7 @@ export async function valueCard(deps: ValuationDeps, request: ValueRequest): Pro
 export async function analyzeCardMarket(deps: ValuationDeps, request: ValueRequest): Promise<CardValue & { market: MarketAnalysis }> {
   const { comps, now } = await compsFor(deps, request);
   if (comps === null) {
-    const estimate = unavailable('card not in catalog');
+    const estimate = unavailableEstimate('card not in catalog');
     return {
       estimate,
       sampleData: false,
