@@ -200,3 +200,58 @@ export function idempotentConsumer<Tx extends RawSql>(
     });
   };
 }
+
+export interface PublishNowOptions<Tx extends RawSql> {
+  prisma: TransactionRunner<Tx>;
+  /** The outbox table, schema-qualified (busTables(schema).outbox). */
+  table: string;
+  bus: Bus;
+  /** The row to publish (enqueueOutbox's return value). */
+  id: string;
+  /** How long the bus may take to accept the message. */
+  timeoutMs: number;
+  /**
+   * Called in the same transaction when the bus refused or timed out: the row is deleted by then, so the
+   * relay will never publish it, and the caller undoes the state change the message announced.
+   */
+  onFailure(tx: Tx, error: unknown): Promise<void>;
+}
+
+/**
+ * Publishes one committed outbox row right away, for a caller that must tell its client whether the message
+ * was accepted (POST /v1/scans answers enqueue_failed when it was not). The row stays locked while it is
+ * published, so the relay (SKIP LOCKED) leaves it alone; if the relay got there first, its outcome stands.
+ * Returns true once the message is accepted (or was already published). A publish that outlives the timeout
+ * may still reach the bus, so consumers must ignore messages whose state change was undone.
+ */
+export async function publishOutboxRowNow<Tx extends RawSql>(options: PublishNowOptions<Tx>): Promise<boolean> {
+  const { prisma, table, bus, id, timeoutMs } = options;
+  return prisma.$transaction(
+    async (tx) => {
+      const rows = await tx.$queryRawUnsafe<(OutboxRow & { published: boolean })[]>(
+        `SELECT id::text AS id, topic, key, payload, headers, published_at IS NOT NULL AS published FROM ${table} WHERE id = $1::uuid FOR UPDATE`,
+        id,
+      );
+      const row = rows[0];
+      if (!row) throw new Error(`outbox row ${id} does not exist`);
+      if (row.published) return true;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`bus did not accept the message within ${timeoutMs} ms`)), timeoutMs);
+        });
+        const message = { id: row.id, key: row.key, value: row.payload, headers: row.headers };
+        await Promise.race([context.with(propagation.extract(ROOT_CONTEXT, row.headers), () => bus.publish(row.topic, [message])), timeout]);
+      } catch (error) {
+        await tx.$executeRawUnsafe(`DELETE FROM ${table} WHERE id = $1::uuid`, id);
+        await options.onFailure(tx, error);
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+      await tx.$executeRawUnsafe(`UPDATE ${table} SET published_at = now() WHERE id = $1::uuid`, id);
+      return true;
+    },
+    { timeout: timeoutMs + 10_000 },
+  );
+}

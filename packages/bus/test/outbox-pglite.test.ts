@@ -1,10 +1,10 @@
 // The embedded mode: every service on one single-connection PGlite, with the in-process bus.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDatabase, createThrowawayPGlite, type PGlite } from '@cardlens/db';
-import { InProcessBus, OutboxRelay, enqueueOutbox, idempotentConsumer } from '../src/index';
+import { InProcessBus, OutboxRelay, enqueueOutbox, idempotentConsumer, publishOutboxRowNow } from '../src/index';
 import { TEST_SCHEMA_SQL, tables } from './db';
 import { PrismaClient } from './generated/prisma/client';
-import { countRows, exactlyOnceAfterRelayCrash } from './scenarios';
+import { countRows, exactlyOnceAfterRelayCrash, withPublish } from './scenarios';
 import { bytes, waitFor } from './support';
 
 describe('transactional outbox (PGlite, in-process bus)', () => {
@@ -52,5 +52,56 @@ describe('transactional outbox (PGlite, in-process bus)', () => {
     } finally {
       await relay.stop();
     }
+  });
+
+  describe('publishOutboxRowNow', () => {
+    const enqueue = (label: string) =>
+      prisma.$transaction(async (tx) => {
+        await tx.effect.create({ data: { messageId: label, label: 'state-change' } });
+        return enqueueOutbox(tx, tables.outbox, { topic: 'payments', key: label, value: bytes(label) });
+      });
+    const published = async (id: string) =>
+      countRows(prisma, `SELECT count(*) AS n FROM ${tables.outbox} WHERE id = '${id}' AND published_at IS NOT NULL`);
+
+    it('publishes the row at once and marks it, so the relay has nothing left to send', async () => {
+      const sent: string[] = [];
+      const recording = withPublish(bus, async (topic, messages) => {
+        sent.push(...messages.map((m) => m.id!));
+        await bus.publish(topic, messages);
+      });
+      const id = await enqueue('now-ok');
+      const onFailure = async () => {
+        throw new Error('not expected');
+      };
+      await expect(publishOutboxRowNow({ prisma, table: tables.outbox, bus: recording, id, timeoutMs: 2000, onFailure })).resolves.toBe(true);
+      expect(sent).toEqual([id]);
+      expect(await published(id)).toBe(1);
+      // A second call finds it published and sends nothing.
+      await expect(publishOutboxRowNow({ prisma, table: tables.outbox, bus: recording, id, timeoutMs: 2000, onFailure })).resolves.toBe(true);
+      expect(sent).toEqual([id]);
+    });
+
+    it('when the bus refuses or does not answer in time: deletes the row and lets the caller undo in the same transaction', async () => {
+      for (const [label, publish] of [
+        ['now-refused', async () => Promise.reject(new Error('broker down'))],
+        ['now-silent', () => new Promise<void>(() => {})],
+      ] as const) {
+        const id = await enqueue(label);
+        const failing = withPublish(bus, publish);
+        const outcome = await publishOutboxRowNow({
+          prisma,
+          table: tables.outbox,
+          bus: failing,
+          id,
+          timeoutMs: 300,
+          onFailure: async (tx) => {
+            await tx.effect.deleteMany({ where: { messageId: label } });
+          },
+        });
+        expect(outcome).toBe(false);
+        expect(await countRows(prisma, `SELECT count(*) AS n FROM ${tables.outbox} WHERE id = '${id}'`)).toBe(0);
+        expect(await countRows(prisma, `SELECT count(*) AS n FROM bus_test.effects WHERE message_id = '${label}'`)).toBe(0);
+      }
+    });
   });
 });

@@ -195,6 +195,17 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
       // The two sides are independent; decoding runs on libuv threads, so they overlap.
       const [front, back] = await Promise.all([analyzeSide(input.front, runtime), input.back ? analyzeSide(input.back, runtime) : Promise.resolve(undefined)]);
       const t1 = performance.now();
+      // OCR runs on tesseract's worker threads and needs only the rectified sides, so it starts now and
+      // overlaps the grading and the overlay on this thread.
+      const evidencePromise = analyzeOptions.evidence
+        ? (async () => {
+            const started = performance.now();
+            const { frontUpsideDown: _f, backUpsideDown: _b, finish: _finish, timingsMs: _t, ...fields } = await extractEvidence(front.rectified, back?.rectified, await ocrPool());
+            return { fields, ms: performance.now() - started };
+          })()
+        : undefined;
+      // Settled even if grading throws first, so a failed OCR is never an unhandled rejection.
+      evidencePromise?.catch(() => undefined);
       // The learned calibration reads each side's measurements in the light of its photo conditions.
       await Promise.all([front, ...(back ? [back] : [])].map(async (side, i) => {
         side.measurements.calibrated = await calibrateSide(runtime, side, gradeSide(i === 0 ? 'front' : 'back', side.measurements).severities);
@@ -207,12 +218,6 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
       };
       const grading = applyCrossCheck(rubric, crossCheck);
       const t2 = performance.now();
-      let evidence: IdentificationEvidence | undefined;
-      if (analyzeOptions.evidence) {
-        const { frontUpsideDown: _f, backUpsideDown: _b, finish: _finish, timingsMs: _t, ...fields } = await extractEvidence(front.rectified, back?.rectified, await ocrPool());
-        evidence = fields;
-      }
-      const t3 = performance.now();
       let overlayPng: Buffer | undefined;
       if (analyzeOptions.overlay) {
         overlayPng = await renderOverlay({
@@ -221,6 +226,9 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
           title: `Grade ${grading.grade} · predicted ${grading.predictedGrade} · AI estimate`,
         });
       }
+      const t3 = performance.now();
+      const extracted = await evidencePromise;
+      const evidence: IdentificationEvidence | undefined = extracted?.fields;
       const t4 = performance.now();
       return {
         sides: { front, ...(back ? { back } : {}) },
@@ -231,8 +239,9 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
         timingsMs: {
           sides: t1 - t0,
           grade: t2 - t1,
-          evidence: t3 - t2,
-          overlay: t4 - t3,
+          // Overlapping grade and overlay; the wait after them is total - sides - grade - overlay.
+          evidence: extracted?.ms ?? 0,
+          overlay: t3 - t2,
           total: t4 - t0,
           ...prefix('front.', front.timingsMs),
           ...(back ? prefix('back.', back.timingsMs) : {}),

@@ -7,15 +7,16 @@ import { loadBillingConfig } from '../../billing/src/config';
 import { startBillingService } from '../../billing/src/service';
 import { loadGatewayConfig } from '../../gateway/src/config';
 import { startGateway } from '../../gateway/src/service';
-import { loadInferenceConfig } from '../../inference/src/config';
-import { startInferenceService } from '../../inference/src/service';
+import { loadScansConfig } from '../../scans/src/config';
+import { startScansService } from '../../scans/src/service';
+import { Worker } from 'node:worker_threads';
 import { loadValuationConfig } from '../../valuation/src/config';
 import { startValuationService } from '../../valuation/src/service';
 
 export interface Embedded {
   baseUrl: string;
   bus: Bus;
-  ports: { gateway: number; accounts: number; billing: number; inference: number; valuation: number };
+  ports: { gateway: number; accounts: number; billing: number; inference: number; valuation: number; scans: number };
   stop(): Promise<void>;
 }
 
@@ -37,11 +38,8 @@ export async function startEmbedded(options: {
   const { database, env, logger } = options;
   const bus = options.bus ?? new InProcessBus({ logger: logger.child({ component: 'bus' }) });
   const loopback = '127.0.0.1';
-  // The vision engine first: its models and OCR workers warm up before anything depends on it.
-  const inference = await startInferenceService({
-    config: loadInferenceConfig({ INFERENCE_GRPC_PORT: '0', ...env, INFERENCE_GRPC_HOST: loopback }),
-    logger: logger.child({ component: 'inference' }),
-  });
+  // The vision engine first, on its own thread: its models and OCR workers warm up before anything depends on it.
+  const inference = await startInferenceThread({ INFERENCE_GRPC_PORT: '0', ...env, INFERENCE_GRPC_HOST: loopback }, logger.level);
   const billing = await startBillingService({
     config: loadBillingConfig({ BILLING_GRPC_PORT: '0', ...env, BILLING_GRPC_HOST: loopback }),
     database,
@@ -72,6 +70,20 @@ export async function startEmbedded(options: {
     bus,
     logger: logger.child({ component: 'valuation' }),
   });
+  // Scans and, in this process, its worker: images and results under .data/blobs unless BLOB_DIR says otherwise.
+  const scans = await startScansService({
+    config: loadScansConfig({
+      SCANS_GRPC_PORT: '0',
+      ...env,
+      SCANS_GRPC_HOST: loopback,
+      BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}`,
+      INFERENCE_GRPC_ADDRESS: `${loopback}:${inference.grpcPort}`,
+      VALUATION_GRPC_ADDRESS: `${loopback}:${valuation.grpcPort}`,
+    }),
+    database,
+    bus,
+    logger: logger.child({ component: 'scans' }),
+  });
   await bus.start();
   const gateway = await startGateway({
     config: loadGatewayConfig({
@@ -79,6 +91,7 @@ export async function startEmbedded(options: {
       GATEWAY_PORT: env.GATEWAY_PORT ?? env.PORT ?? '8080',
       ACCOUNTS_GRPC_ADDRESS: `${loopback}:${accounts.grpcPort}`,
       BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}`,
+      SCANS_GRPC_ADDRESS: `${loopback}:${scans.grpcPort}`,
       // Embedded default: limits live in this process's memory unless a Redis is handed in.
       REDIS_URL: options.redisUrl,
     }),
@@ -87,14 +100,38 @@ export async function startEmbedded(options: {
   return {
     baseUrl: gateway.baseUrl,
     bus,
-    ports: { gateway: gateway.port, accounts: accounts.grpcPort, billing: billing.grpcPort, inference: inference.grpcPort, valuation: valuation.grpcPort },
+    ports: { gateway: gateway.port, accounts: accounts.grpcPort, billing: billing.grpcPort, inference: inference.grpcPort, valuation: valuation.grpcPort, scans: scans.grpcPort },
     stop: async () => {
       await gateway.stop();
+      await scans.stop();
       await accounts.stop();
       await valuation.stop();
       await billing.stop();
       await inference.stop();
       await bus.stop();
+    },
+  };
+}
+
+/**
+ * Starts src/inference-thread.ts on a worker thread (through tsx's loader, also under jest) and
+ * resolves once its gRPC server is up.
+ */
+async function startInferenceThread(env: NodeJS.ProcessEnv, logLevel: string): Promise<{ grpcPort: number; stop(): Promise<void> }> {
+  const worker = new Worker(new URL('./inference-thread.mjs', import.meta.url), { workerData: { env, logLevel } });
+  const grpcPort = await new Promise<number>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code: number) => reject(new Error(`inference thread exited with code ${code} before it was ready`)));
+    worker.once('message', (message: { grpcPort: number }) => resolve(message.grpcPort));
+  });
+  worker.removeAllListeners('error').removeAllListeners('exit');
+  return {
+    grpcPort,
+    stop: async () => {
+      const stopped = new Promise<void>((resolve) => worker.once('message', () => resolve()));
+      worker.postMessage('stop');
+      await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      await worker.terminate();
     },
   };
 }

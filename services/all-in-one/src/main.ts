@@ -11,7 +11,10 @@ const logger = createLogger('all-in-one');
 const telemetry = startTelemetry({ serviceName: 'cardlens-all-in-one', exporter: 'none' });
 const dataDir = path.resolve(rootDir, process.env.PGLITE_DIR ?? DEFAULT_PGLITE_DIR);
 const database = await createDatabase({ kind: 'pglite', dataDir });
-const embedded = await startEmbedded({ database, env: process.env, logger });
+// Scan images and results live next to the database; the in-process bus forgets jobs on exit, so scans a
+// previous run left queued or processing are queued again on start.
+const env = { BLOB_DIR: path.resolve(rootDir, '.data/blobs'), REQUEUE_INTERRUPTED_SCANS: 'true', ...process.env };
+const embedded = await startEmbedded({ database, env, logger });
 
 process.stdout.write(`\nCardLens is running (embedded mode; data in ${path.relative(process.cwd(), dataDir) || dataDir}).\nBase URL: ${embedded.baseUrl}\nTry:      curl -s ${embedded.baseUrl}/v1/pricing\nStop:     Ctrl+C\n\n`);
 

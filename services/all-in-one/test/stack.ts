@@ -29,6 +29,8 @@ export interface ApiResponse {
 export interface RequestOptions {
   body?: unknown;
   rawBody?: string;
+  /** multipart/form-data (fetch sets the boundary). */
+  form?: FormData;
   headers?: Record<string, string>;
   /** Client address as seen through the (trusted) proxy hop, so tests can act as different callers. */
   ip?: string;
@@ -93,15 +95,16 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
     async call(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.ip) headers['X-Forwarded-For'] = options.ip;
-      let body: string | undefined = options.rawBody;
+      let body: string | FormData | undefined = options.form ?? options.rawBody;
       if (options.body !== undefined) {
         body = JSON.stringify(options.body);
         headers['Content-Type'] ??= 'application/json';
       }
       const response = await fetch(embedded.baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
-      const text = await response.text();
       const contentType = response.headers.get('content-type') ?? '';
-      const parsed: unknown = contentType.includes('json') && text ? JSON.parse(text) : text;
+      const binary = contentType.startsWith('image/');
+      const text = binary ? '' : await response.text();
+      const parsed: unknown = binary ? Buffer.from(await response.arrayBuffer()) : contentType.includes('json') && text ? JSON.parse(text) : text;
       if (options.undocumented) {
         expectProblemShape(contentType, parsed);
       } else if (!path.startsWith('/api-docs')) {

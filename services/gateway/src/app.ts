@@ -7,6 +7,8 @@ import { sendProblem } from './http/problem';
 import { agentRoutes } from './routes/agents';
 import { pricingRoutes } from './routes/pricing';
 import { docsRoutes } from './routes/docs';
+import type { ImageFetchSettings } from './routes/scans';
+import { scanRoutes } from './routes/scans';
 
 export interface AppDeps {
   downstream: Downstream;
@@ -14,6 +16,8 @@ export interface AppDeps {
   baseUrl: string;
   trustProxyHops: number;
   logger: Logger;
+  /** Image URL intake of POST /v1/scans. */
+  images: ImageFetchSettings;
 }
 
 const JSON_BODY_LIMIT = '64kb';
@@ -28,6 +32,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(docsRoutes({ baseUrl: deps.baseUrl, limiters: deps.limiters, readiness: () => deps.downstream.readiness() }));
   app.use(agentRoutes(deps));
+  app.use(scanRoutes(deps));
   app.use(pricingRoutes(deps));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {

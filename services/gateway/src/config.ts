@@ -7,6 +7,7 @@ export const gatewayConfigSchema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   ACCOUNTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
   BILLING_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
+  SCANS_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
   /** Redis for rate limits; absent = in-memory limits (embedded mode, single process only). */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   /** Express "trust proxy": number of proxy hops in front of the gateway (0 = use the socket address). */
@@ -19,6 +20,15 @@ export const gatewayConfigSchema = z.object({
   RATE_LIMIT_OPEN_PER_MINUTE: env.positiveInt(120),
   /** Downstream gRPC deadline for ordinary calls. */
   GRPC_DEADLINE_MS: env.positiveInt(5000),
+  /** Deadline of CreateScan: it waits for the enqueue and for a concurrent request with the same Idempotency-Key. */
+  SCAN_CREATE_DEADLINE_MS: env.positiveInt(30000),
+  /** Total time budget for downloading one scan image URL (resolution, connection, redirects and body). */
+  IMAGE_FETCH_TIMEOUT_MS: env.positiveInt(10000),
+  /**
+   * TEST-ONLY: lets image URLs resolve to loopback (127.0.0.0/8, ::1) so tests can serve images locally.
+   * Never enable it in a deployment: it opens the image fetcher to services on the gateway's own host.
+   */
+  IMAGE_FETCH_ALLOW_LOOPBACK: env.bool(false),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
 });

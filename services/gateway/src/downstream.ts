@@ -1,4 +1,4 @@
-import { accountsV1, billingV1, commonV1, dateFromTimestamp, isoOrNull } from '@cardlens/contracts';
+import { accountsV1, billingV1, commonV1, dateFromTimestamp, isoOrNull, scansV1 } from '@cardlens/contracts';
 import { callUnary, createClient } from '@cardlens/grpc-kit';
 
 /** The gateway's view of the services behind it: one function per use case it calls, over gRPC. */
@@ -50,10 +50,22 @@ const statusName: Record<number, string> = {
   [billingV1.SubscriptionStatus.EXPIRED]: 'expired',
 };
 
-export function createDownstream(options: { accountsAddress: string; billingAddress: string; deadlineMs: number }) {
+export interface DownstreamOptions {
+  accountsAddress: string;
+  billingAddress: string;
+  scansAddress: string;
+  /** Deadline of ordinary calls. */
+  deadlineMs: number;
+  /** Deadline of CreateScan (it waits for the enqueue and for a concurrent duplicate of the same key). */
+  scanCreateDeadlineMs: number;
+}
+
+export function createDownstream(options: DownstreamOptions) {
   const accounts = createClient(accountsV1.AccountsServiceClient, options.accountsAddress);
   const billing = createClient(billingV1.BillingServiceClient, options.billingAddress);
+  const scans = createClient(scansV1.ScansServiceClient, options.scansAddress);
   const deadline = { deadlineMs: options.deadlineMs };
+  const scanCreateDeadline = { deadlineMs: options.scanCreateDeadlineMs };
 
   const toIdentity = (agent: accountsV1.Agent | undefined, hasPurchased = false): AgentIdentity => {
     if (!agent) throw new Error('accounts returned no agent');
@@ -130,17 +142,42 @@ export function createDownstream(options: { accountsAddress: string; billingAddr
       };
     },
 
+    /** Debits, stores and queues a prepaid scan (or returns the original acceptance of a replayed key). */
+    async createScan(request: scansV1.CreateScanRequest): Promise<scansV1.CreateScanResponse> {
+      return callUnary(scans, 'createScan', request, scanCreateDeadline);
+    },
+
+    /** The stored acceptance for this agent's idempotency key and request, or undefined (CreateScan then decides). */
+    async findIdempotentScan(request: scansV1.FindIdempotentScanRequest): Promise<scansV1.CreateScanResponse | undefined> {
+      const response = await callUnary(scans, 'findIdempotentScan', request, deadline);
+      return response.accepted;
+    },
+
+    /** One of the agent's scans; scan_not_found for an unknown id or another agent's scan. */
+    async getScan(agentId: number, scanId: number): Promise<scansV1.ScanResult> {
+      const { scan } = await callUnary(scans, 'getScan', { agentId, scanId }, deadline);
+      if (!scan) throw new Error('scans returned no scan');
+      return scan;
+    },
+
+    /** The PNG grading overlay of one of the agent's completed scans; scan_not_found otherwise. */
+    async getScanOverlay(agentId: number, scanId: number): Promise<Buffer> {
+      const { png } = await callUnary(scans, 'getScanOverlay', { agentId, scanId }, deadline);
+      return png;
+    },
+
     /** Whether each gRPC channel connects within the deadline (for /readyz). */
-    async readiness(deadlineMs = 1000): Promise<Record<'accounts' | 'billing', 'ok' | 'fail'>> {
+    async readiness(deadlineMs = 1000): Promise<Record<'accounts' | 'billing' | 'scans', 'ok' | 'fail'>> {
       const check = (client: { waitForReady(deadline: Date, cb: (error?: Error) => void): void }) =>
         new Promise<'ok' | 'fail'>((resolve) => client.waitForReady(new Date(Date.now() + deadlineMs), (error) => resolve(error ? 'fail' : 'ok')));
-      const [accountsCheck, billingCheck] = await Promise.all([check(accounts), check(billing)]);
-      return { accounts: accountsCheck, billing: billingCheck };
+      const [accountsCheck, billingCheck, scansCheck] = await Promise.all([check(accounts), check(billing), check(scans)]);
+      return { accounts: accountsCheck, billing: billingCheck, scans: scansCheck };
     },
 
     close(): void {
       accounts.close();
       billing.close();
+      scans.close();
     },
   };
 }

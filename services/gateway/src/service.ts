@@ -30,7 +30,9 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
   const downstream = createDownstream({
     accountsAddress: config.ACCOUNTS_GRPC_ADDRESS,
     billingAddress: config.BILLING_GRPC_ADDRESS,
+    scansAddress: config.SCANS_GRPC_ADDRESS,
     deadlineMs: config.GRPC_DEADLINE_MS,
+    scanCreateDeadlineMs: config.SCAN_CREATE_DEADLINE_MS,
   });
 
   // The base URL is only known after listen() when the port is 0 (tests, embedded mode).
@@ -45,7 +47,14 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
   const host = config.GATEWAY_HOST.includes(':') ? `[${config.GATEWAY_HOST}]` : config.GATEWAY_HOST;
   holder.baseUrl = (config.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, '');
 
-  const app = createApp({ downstream, limiters, baseUrl: holder.baseUrl, trustProxyHops: config.TRUST_PROXY_HOPS, logger });
+  const app = createApp({
+    downstream,
+    limiters,
+    baseUrl: holder.baseUrl,
+    trustProxyHops: config.TRUST_PROXY_HOPS,
+    logger,
+    images: { fetchTimeoutMs: config.IMAGE_FETCH_TIMEOUT_MS, allowLoopback: config.IMAGE_FETCH_ALLOW_LOOPBACK },
+  });
   server.on('request', app);
   logger.info({ baseUrl: holder.baseUrl }, 'gateway listening');
 

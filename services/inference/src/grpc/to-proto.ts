@@ -22,7 +22,7 @@ type Shares = { leftRight: number; topBottom: number };
  */
 export function gradingToProto(result: RubricResult, measured: { front: Shares; back?: Shares }, overlayAvailable: boolean): commonV1.Grading {
   const side = (s: RubricResult['sides']['front'] | undefined): commonV1.SideSubGrades | undefined =>
-    s ? { corners: s.corners, edges: s.edges, surface: s.surface } : undefined;
+    s ? { corners: s.corners, edges: s.edges, surface: s.surface, centering: s.centering } : undefined;
   const centering = (c: { leftRight: number; topBottom: number } | undefined): commonV1.CenteringRatios | undefined =>
     c ? { leftRight: c.leftRight, topBottom: c.topBottom } : undefined;
   return {

@@ -393,6 +393,8 @@ export interface SideSubGrades {
   corners: number;
   edges: number;
   surface: number;
+  /** BGS-like centering grade of this side alone. */
+  centering: number;
 }
 
 /**
@@ -1295,7 +1297,7 @@ export const SubGrades: MessageFns<SubGrades> = {
 };
 
 function createBaseSideSubGrades(): SideSubGrades {
-  return { corners: 0, edges: 0, surface: 0 };
+  return { corners: 0, edges: 0, surface: 0, centering: 0 };
 }
 
 export const SideSubGrades: MessageFns<SideSubGrades> = {
@@ -1308,6 +1310,9 @@ export const SideSubGrades: MessageFns<SideSubGrades> = {
     }
     if (message.surface !== 0) {
       writer.uint32(25).double(message.surface);
+    }
+    if (message.centering !== 0) {
+      writer.uint32(33).double(message.centering);
     }
     return writer;
   },
@@ -1349,6 +1354,14 @@ export const SideSubGrades: MessageFns<SideSubGrades> = {
             message.surface = reader.double();
             continue;
           }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.centering = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1366,6 +1379,7 @@ export const SideSubGrades: MessageFns<SideSubGrades> = {
       corners: isSet(object.corners) ? globalThis.Number(object.corners) : 0,
       edges: isSet(object.edges) ? globalThis.Number(object.edges) : 0,
       surface: isSet(object.surface) ? globalThis.Number(object.surface) : 0,
+      centering: isSet(object.centering) ? globalThis.Number(object.centering) : 0,
     };
   },
 
@@ -1380,6 +1394,9 @@ export const SideSubGrades: MessageFns<SideSubGrades> = {
     if (message.surface !== 0) {
       obj.surface = floatToJson(message.surface);
     }
+    if (message.centering !== 0) {
+      obj.centering = floatToJson(message.centering);
+    }
     return obj;
   },
 
@@ -1391,6 +1408,7 @@ export const SideSubGrades: MessageFns<SideSubGrades> = {
     message.corners = object.corners ?? 0;
     message.edges = object.edges ?? 0;
     message.surface = object.surface ?? 0;
+    message.centering = object.centering ?? 0;
     return message;
   },
 };

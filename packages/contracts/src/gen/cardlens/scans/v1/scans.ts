@@ -208,7 +208,27 @@ export interface ScanCompleted {
   grading?: Grading | undefined;
   value?: ValueEstimate | undefined;
   market?: MarketAnalysis | undefined;
-  completedAt?: Timestamp | undefined;
+  completedAt?:
+    | Timestamp
+    | undefined;
+  /**
+   * Identification detail: the catalog match's confidence (0-1), whether the card is in the catalog (its id
+   * and the runner-up candidates), or why not.
+   */
+  identificationConfidence: number;
+  inCatalog: boolean;
+  cardId?: string | undefined;
+  candidates: ScanCandidate[];
+  notInCatalogReason: string;
+}
+
+/** A runner-up catalog match. */
+export interface ScanCandidate {
+  identification?:
+    | Identification
+    | undefined;
+  /** 0-1. */
+  confidence: number;
 }
 
 export interface GetScanOverlayRequest {
@@ -219,6 +239,17 @@ export interface GetScanOverlayRequest {
 export interface GetScanOverlayResponse {
   /** image/png. */
   png: Buffer;
+}
+
+export interface FindIdempotentScanRequest {
+  agentId: number;
+  idempotencyKey: string;
+  requestFingerprint: string;
+}
+
+export interface FindIdempotentScanResponse {
+  /** Present when the key belongs to an accepted scan of the same request (replayed = true). */
+  accepted?: CreateScanResponse | undefined;
 }
 
 function createBaseCreateScanRequest(): CreateScanRequest {
@@ -1159,7 +1190,18 @@ export const ScanFailed: MessageFns<ScanFailed> = {
 };
 
 function createBaseScanCompleted(): ScanCompleted {
-  return { identification: undefined, grading: undefined, value: undefined, market: undefined, completedAt: undefined };
+  return {
+    identification: undefined,
+    grading: undefined,
+    value: undefined,
+    market: undefined,
+    completedAt: undefined,
+    identificationConfidence: 0,
+    inCatalog: false,
+    cardId: undefined,
+    candidates: [],
+    notInCatalogReason: "",
+  };
 }
 
 export const ScanCompleted: MessageFns<ScanCompleted> = {
@@ -1178,6 +1220,21 @@ export const ScanCompleted: MessageFns<ScanCompleted> = {
     }
     if (message.completedAt !== undefined) {
       Timestamp.encode(message.completedAt, writer.uint32(42).fork()).join();
+    }
+    if (message.identificationConfidence !== 0) {
+      writer.uint32(49).double(message.identificationConfidence);
+    }
+    if (message.inCatalog !== false) {
+      writer.uint32(56).bool(message.inCatalog);
+    }
+    if (message.cardId !== undefined) {
+      writer.uint32(66).string(message.cardId);
+    }
+    for (const v of message.candidates) {
+      ScanCandidate.encode(v!, writer.uint32(74).fork()).join();
+    }
+    if (message.notInCatalogReason !== "") {
+      writer.uint32(82).string(message.notInCatalogReason);
     }
     return writer;
   },
@@ -1235,6 +1292,46 @@ export const ScanCompleted: MessageFns<ScanCompleted> = {
             message.completedAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.identificationConfidence = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.inCatalog = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.cardId = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.candidates.push(ScanCandidate.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.notInCatalogReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1258,6 +1355,29 @@ export const ScanCompleted: MessageFns<ScanCompleted> = {
         : isSet(object.completed_at)
         ? fromJsonTimestamp(object.completed_at)
         : undefined,
+      identificationConfidence: isSet(object.identificationConfidence)
+        ? globalThis.Number(object.identificationConfidence)
+        : isSet(object.identification_confidence)
+        ? globalThis.Number(object.identification_confidence)
+        : 0,
+      inCatalog: isSet(object.inCatalog)
+        ? globalThis.Boolean(object.inCatalog)
+        : isSet(object.in_catalog)
+        ? globalThis.Boolean(object.in_catalog)
+        : false,
+      cardId: isSet(object.cardId)
+        ? globalThis.String(object.cardId)
+        : isSet(object.card_id)
+        ? globalThis.String(object.card_id)
+        : undefined,
+      candidates: globalThis.Array.isArray(object?.candidates)
+        ? object.candidates.map((e: any) => ScanCandidate.fromJSON(e))
+        : [],
+      notInCatalogReason: isSet(object.notInCatalogReason)
+        ? globalThis.String(object.notInCatalogReason)
+        : isSet(object.not_in_catalog_reason)
+        ? globalThis.String(object.not_in_catalog_reason)
+        : "",
     };
   },
 
@@ -1277,6 +1397,21 @@ export const ScanCompleted: MessageFns<ScanCompleted> = {
     }
     if (message.completedAt !== undefined) {
       obj.completedAt = fromTimestamp(message.completedAt).toISOString();
+    }
+    if (message.identificationConfidence !== 0) {
+      obj.identificationConfidence = floatToJson(message.identificationConfidence);
+    }
+    if (message.inCatalog !== false) {
+      obj.inCatalog = message.inCatalog;
+    }
+    if (message.cardId !== undefined) {
+      obj.cardId = message.cardId;
+    }
+    if (message.candidates?.length) {
+      obj.candidates = message.candidates.map((e) => ScanCandidate.toJSON(e));
+    }
+    if (message.notInCatalogReason !== "") {
+      obj.notInCatalogReason = message.notInCatalogReason;
     }
     return obj;
   },
@@ -1301,6 +1436,98 @@ export const ScanCompleted: MessageFns<ScanCompleted> = {
     message.completedAt = (object.completedAt !== undefined && object.completedAt !== null)
       ? Timestamp.fromPartial(object.completedAt)
       : undefined;
+    message.identificationConfidence = object.identificationConfidence ?? 0;
+    message.inCatalog = object.inCatalog ?? false;
+    message.cardId = object.cardId ?? undefined;
+    message.candidates = object.candidates?.map((e) => ScanCandidate.fromPartial(e)) || [];
+    message.notInCatalogReason = object.notInCatalogReason ?? "";
+    return message;
+  },
+};
+
+function createBaseScanCandidate(): ScanCandidate {
+  return { identification: undefined, confidence: 0 };
+}
+
+export const ScanCandidate: MessageFns<ScanCandidate> = {
+  encode(message: ScanCandidate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.identification !== undefined) {
+      Identification.encode(message.identification, writer.uint32(10).fork()).join();
+    }
+    if (message.confidence !== 0) {
+      writer.uint32(17).double(message.confidence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScanCandidate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScanCandidate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.identification = Identification.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.confidence = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScanCandidate {
+    return {
+      identification: isSet(object.identification) ? Identification.fromJSON(object.identification) : undefined,
+      confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : 0,
+    };
+  },
+
+  toJSON(message: ScanCandidate): unknown {
+    const obj: any = {};
+    if (message.identification !== undefined) {
+      obj.identification = Identification.toJSON(message.identification);
+    }
+    if (message.confidence !== 0) {
+      obj.confidence = floatToJson(message.confidence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ScanCandidate>, I>>(base?: I): ScanCandidate {
+    return ScanCandidate.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ScanCandidate>, I>>(object: I): ScanCandidate {
+    const message = createBaseScanCandidate();
+    message.identification = (object.identification !== undefined && object.identification !== null)
+      ? Identification.fromPartial(object.identification)
+      : undefined;
+    message.confidence = object.confidence ?? 0;
     return message;
   },
 };
@@ -1465,6 +1692,188 @@ export const GetScanOverlayResponse: MessageFns<GetScanOverlayResponse> = {
   },
 };
 
+function createBaseFindIdempotentScanRequest(): FindIdempotentScanRequest {
+  return { agentId: 0, idempotencyKey: "", requestFingerprint: "" };
+}
+
+export const FindIdempotentScanRequest: MessageFns<FindIdempotentScanRequest> = {
+  encode(message: FindIdempotentScanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== 0) {
+      writer.uint32(8).int64(message.agentId);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(18).string(message.idempotencyKey);
+    }
+    if (message.requestFingerprint !== "") {
+      writer.uint32(26).string(message.requestFingerprint);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindIdempotentScanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindIdempotentScanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.agentId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.requestFingerprint = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindIdempotentScanRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.Number(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.Number(object.agent_id)
+        : 0,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+      requestFingerprint: isSet(object.requestFingerprint)
+        ? globalThis.String(object.requestFingerprint)
+        : isSet(object.request_fingerprint)
+        ? globalThis.String(object.request_fingerprint)
+        : "",
+    };
+  },
+
+  toJSON(message: FindIdempotentScanRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== 0) {
+      obj.agentId = Math.round(message.agentId);
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    if (message.requestFingerprint !== "") {
+      obj.requestFingerprint = message.requestFingerprint;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindIdempotentScanRequest>, I>>(base?: I): FindIdempotentScanRequest {
+    return FindIdempotentScanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindIdempotentScanRequest>, I>>(object: I): FindIdempotentScanRequest {
+    const message = createBaseFindIdempotentScanRequest();
+    message.agentId = object.agentId ?? 0;
+    message.idempotencyKey = object.idempotencyKey ?? "";
+    message.requestFingerprint = object.requestFingerprint ?? "";
+    return message;
+  },
+};
+
+function createBaseFindIdempotentScanResponse(): FindIdempotentScanResponse {
+  return { accepted: undefined };
+}
+
+export const FindIdempotentScanResponse: MessageFns<FindIdempotentScanResponse> = {
+  encode(message: FindIdempotentScanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accepted !== undefined) {
+      CreateScanResponse.encode(message.accepted, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindIdempotentScanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindIdempotentScanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accepted = CreateScanResponse.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindIdempotentScanResponse {
+    return { accepted: isSet(object.accepted) ? CreateScanResponse.fromJSON(object.accepted) : undefined };
+  },
+
+  toJSON(message: FindIdempotentScanResponse): unknown {
+    const obj: any = {};
+    if (message.accepted !== undefined) {
+      obj.accepted = CreateScanResponse.toJSON(message.accepted);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindIdempotentScanResponse>, I>>(base?: I): FindIdempotentScanResponse {
+    return FindIdempotentScanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindIdempotentScanResponse>, I>>(object: I): FindIdempotentScanResponse {
+    const message = createBaseFindIdempotentScanResponse();
+    message.accepted = (object.accepted !== undefined && object.accepted !== null)
+      ? CreateScanResponse.fromPartial(object.accepted)
+      : undefined;
+    return message;
+  },
+};
+
 export type ScansServiceService = typeof ScansServiceService;
 export const ScansServiceService = {
   /**
@@ -1509,6 +1918,23 @@ export const ScansServiceService = {
       Buffer.from(GetScanOverlayResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetScanOverlayResponse => GetScanOverlayResponse.decode(value),
   },
+  /**
+   * The stored acceptance of an earlier CreateScan with this agent's idempotency key, so a replay is
+   * answered before its images are fetched again. Empty when the key is unknown, expired or its request
+   * is still in flight (CreateScan then decides). Errors: idempotency_key_reused (another request's
+   * fingerprint), idempotency_conflict (that request failed mid-flight and was refunded).
+   */
+  findIdempotentScan: {
+    path: "/cardlens.scans.v1.ScansService/FindIdempotentScan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FindIdempotentScanRequest): Buffer =>
+      Buffer.from(FindIdempotentScanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FindIdempotentScanRequest => FindIdempotentScanRequest.decode(value),
+    responseSerialize: (value: FindIdempotentScanResponse): Buffer =>
+      Buffer.from(FindIdempotentScanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FindIdempotentScanResponse => FindIdempotentScanResponse.decode(value),
+  },
 } as const;
 
 export interface ScansServiceServer extends UntypedServiceImplementation {
@@ -1528,6 +1954,13 @@ export interface ScansServiceServer extends UntypedServiceImplementation {
    * otherwise.
    */
   getScanOverlay: handleUnaryCall<GetScanOverlayRequest, GetScanOverlayResponse>;
+  /**
+   * The stored acceptance of an earlier CreateScan with this agent's idempotency key, so a replay is
+   * answered before its images are fetched again. Empty when the key is unknown, expired or its request
+   * is still in flight (CreateScan then decides). Errors: idempotency_key_reused (another request's
+   * fingerprint), idempotency_conflict (that request failed mid-flight and was refunded).
+   */
+  findIdempotentScan: handleUnaryCall<FindIdempotentScanRequest, FindIdempotentScanResponse>;
 }
 
 export interface ScansServiceClient extends Client {
@@ -1589,6 +2022,27 @@ export interface ScansServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetScanOverlayResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The stored acceptance of an earlier CreateScan with this agent's idempotency key, so a replay is
+   * answered before its images are fetched again. Empty when the key is unknown, expired or its request
+   * is still in flight (CreateScan then decides). Errors: idempotency_key_reused (another request's
+   * fingerprint), idempotency_conflict (that request failed mid-flight and was refunded).
+   */
+  findIdempotentScan(
+    request: FindIdempotentScanRequest,
+    callback: (error: ServiceError | null, response: FindIdempotentScanResponse) => void,
+  ): ClientUnaryCall;
+  findIdempotentScan(
+    request: FindIdempotentScanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FindIdempotentScanResponse) => void,
+  ): ClientUnaryCall;
+  findIdempotentScan(
+    request: FindIdempotentScanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FindIdempotentScanResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const ScansServiceClient = makeGenericClientConstructor(
@@ -1606,6 +2060,10 @@ function bytesFromBase64(b64: string): Uint8Array {
 
 function base64FromBytes(arr: Uint8Array): string {
   return globalThis.Buffer.from(arr).toString("base64");
+}
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

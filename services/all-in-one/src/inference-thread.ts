@@ -1,0 +1,21 @@
+// The inference service on a worker thread of the embedded process. The vision engine's decoding and model
+// passes are CPU-bound and would stall every other service sharing the main event loop (polls, uploads,
+// database work); on its own thread it keeps its own loop and a core of its own, and is still reached only
+// through its loopback gRPC port, as in a cluster.
+import { parentPort, workerData } from 'node:worker_threads';
+import { createLogger } from '@cardlens/telemetry';
+import { loadInferenceConfig } from '../../inference/src/config';
+import { startInferenceService } from '../../inference/src/service';
+
+const { env, logLevel } = workerData as { env: NodeJS.ProcessEnv; logLevel: string };
+process.env.LOG_LEVEL = logLevel;
+const logger = createLogger('inference').child({ component: 'inference' });
+const service = await startInferenceService({ config: loadInferenceConfig(env), logger });
+parentPort!.on('message', (message: unknown) => {
+  if (message !== 'stop') return;
+  service.stop().then(
+    () => parentPort!.postMessage({ stopped: true }),
+    (err: unknown) => parentPort!.postMessage({ stopped: true, error: String(err) }),
+  );
+});
+parentPort!.postMessage({ grpcPort: service.grpcPort });

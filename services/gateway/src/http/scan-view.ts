@@ -1,0 +1,398 @@
+import { commonV1, isoFromTimestamp, isoOrNull, scansV1 } from '@cardlens/contracts';
+
+/**
+ * Presenter of prepaid scans: scans.v1 messages -> the JSON of the OpenAPI schemas ScanAccepted and ScanResult
+ * (ScanInFlight, ScanFailed, ScanCompleted). Pure; every number is kept inside the bounds the document declares.
+ */
+
+export type ModuleName = 'identify' | 'grade' | 'market' | 'full';
+
+const MODULE_NAMES: Partial<Record<scansV1.Module, ModuleName>> = {
+  [scansV1.Module.IDENTIFY]: 'identify',
+  [scansV1.Module.GRADE]: 'grade',
+  [scansV1.Module.MARKET]: 'market',
+  [scansV1.Module.FULL]: 'full',
+};
+
+/** API names of the modules; values with no API name (unspecified, deep) are left out. */
+export function moduleNames(modules: readonly scansV1.Module[]): ModuleName[] {
+  return modules.flatMap((module) => {
+    const name = MODULE_NAMES[module];
+    return name ? [name] : [];
+  });
+}
+
+export const scanPath = (scanId: number): string => `/v1/scans/${scanId}`;
+
+export interface ScanAcceptedView {
+  id: number;
+  status: 'queued';
+  modules: ModuleName[];
+  creditsCharged: number;
+  creditsRemaining: number;
+  links: { self: string };
+}
+
+/** The 202 body of POST /v1/scans, for a new scan and for an idempotent replay alike (`status` is always queued). */
+export function presentScanAccepted(accepted: scansV1.CreateScanResponse): ScanAcceptedView {
+  return {
+    id: accepted.scanId,
+    status: 'queued',
+    modules: moduleNames(accepted.modules),
+    creditsCharged: Math.max(0, accepted.creditsCharged),
+    creditsRemaining: Math.max(0, accepted.creditsRemaining),
+    links: { self: scanPath(accepted.scanId) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- views
+
+export interface ScanInFlightView {
+  id: number;
+  status: 'queued' | 'processing';
+  progressPercent: number;
+  statusMessage: string | null;
+}
+
+export interface ScanFailedView {
+  id: number;
+  status: 'failed';
+  error: string;
+  progressPercent?: number;
+  statusMessage?: string;
+}
+
+export interface IdentificationFields {
+  name: string;
+  subject: string;
+  category: string;
+  year: string;
+  set: string;
+  number: string;
+  parallel: string;
+  printRun: string;
+}
+
+export interface IdentificationView extends IdentificationFields {
+  confidence: number;
+  inCatalog: boolean;
+  candidates: (IdentificationFields & { confidence: number })[];
+}
+
+export interface SubGradesView {
+  centering: number;
+  corners: number;
+  edges: number;
+  surface: number;
+}
+
+export interface CenteringRatioView {
+  leftRight: string;
+  topBottom: string;
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+export type DefectKindName = 'corner_wear' | 'edge_wear' | 'scratch' | 'dent' | 'crease' | 'stain' | 'print_defect' | 'other';
+
+export interface DefectView {
+  kind: DefectKindName;
+  side: 'front' | 'back';
+  location: string;
+  severity: 'minor' | 'moderate' | 'major';
+  description: string;
+}
+
+export interface ScanGradingView {
+  grade: number;
+  predictedGrade: number | null;
+  subGrades: SubGradesView;
+  summary: string;
+  justification: string;
+  centering: { front: CenteringRatioView; back: CenteringRatioView | null };
+  subGradeConfidence: SubGradesView;
+  defects: DefectView[];
+  notAssessed: string[];
+  frontBack: { front: SubGradesView; back: SubGradesView | null };
+  links: { overlay: string };
+}
+
+export interface ValueEstimateView {
+  rawEstimate: number | null;
+  gradedEstimate: number | null;
+  currency: 'USD';
+  gradedValueSpread: { grade: number; value: number; confidence: 'High' | 'Medium' | 'Low' }[];
+  reasons: string[];
+  freshness: { latestSaleDate: string | null; compCount: number };
+  sampleData: boolean;
+}
+
+export interface MarketAnalysisView {
+  insights: string;
+  gradingRecommendation: 'grade' | 'neutral' | 'dont_grade';
+  context: string | null;
+  trend: {
+    change30dPercent: number | null;
+    change90dPercent: number | null;
+    salesLast30Days: number;
+    salesLast90Days: number;
+  };
+}
+
+export interface ScanCompletedView {
+  id: number;
+  status: 'completed';
+  modules: ModuleName[];
+  completedAt: string | null;
+  identification: IdentificationView;
+  grading?: ScanGradingView;
+  value?: ValueEstimateView;
+  market?: MarketAnalysisView;
+}
+
+export type ScanResultView = ScanInFlightView | ScanFailedView | ScanCompletedView;
+
+// ---------------------------------------------------------------------------------------------- helpers
+
+const clamp = (value: number, min: number, max: number): number => (Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : min);
+/** Grades and sub-grades (OpenAPI Score, 1-10). */
+const score = (value: number): number => clamp(value, 1, 10);
+/** Confidences (0-1). */
+const unit = (value: number): number => clamp(value, 0, 1);
+const percent = (value: number): number => Math.round(clamp(value, 0, 100));
+const round1 = (value: number): number => Math.round(value * 10) / 10;
+const nonNegativeInt = (value: number): number => (Number.isFinite(value) ? Math.max(0, Math.trunc(value)) : 0);
+/** Cents -> USD; a missing or non-positive amount is no coverage (null), never a zero value. */
+const usdOrNull = (cents: number | undefined): number | null => (cents !== undefined && Number.isFinite(cents) && cents > 0 ? cents / 100 : null);
+
+const GENERIC_FAILURE = 'The scan could not be completed.';
+
+// ---------------------------------------------------------------------------------------------- scan result
+
+/** GET /v1/scans/{id}: the scan by status. Throws for a status the API does not know (rendered as a 500). */
+export function presentScan(scan: scansV1.ScanResult): ScanResultView {
+  const id = scan.scanId;
+  const state = scan.state;
+  switch (scan.status) {
+    case scansV1.ScanStatus.QUEUED:
+    case scansV1.ScanStatus.PROCESSING: {
+      const inFlight = state?.$case === 'inFlight' ? state.value : undefined;
+      return {
+        id,
+        status: scan.status === scansV1.ScanStatus.QUEUED ? 'queued' : 'processing',
+        progressPercent: percent(inFlight?.progressPercent ?? 0),
+        statusMessage: inFlight?.statusMessage ?? null,
+      };
+    }
+    case scansV1.ScanStatus.FAILED: {
+      const failed = state?.$case === 'failed' ? state.value : undefined;
+      return {
+        id,
+        status: 'failed',
+        error: failed?.error || GENERIC_FAILURE,
+        ...(failed?.progressPercent !== undefined ? { progressPercent: percent(failed.progressPercent) } : {}),
+        ...(failed?.statusMessage !== undefined ? { statusMessage: failed.statusMessage } : {}),
+      };
+    }
+    case scansV1.ScanStatus.COMPLETED: {
+      if (state?.$case !== 'completed') throw new Error(`scan ${id} is completed without a result`);
+      return presentCompleted(id, scan.modules, state.value);
+    }
+    default:
+      throw new Error(`scan ${id} has unknown status ${scan.status}`);
+  }
+}
+
+function presentCompleted(id: number, modules: readonly scansV1.Module[], completed: scansV1.ScanCompleted): ScanCompletedView {
+  const names = moduleNames(modules);
+  // The scans service fills only the paid sections; the module list gates them too so the view always agrees
+  // with `modules` (grading iff grade|full, value and market iff market|full).
+  const wantsGrading = names.includes('grade') || names.includes('full');
+  const wantsMarket = names.includes('market') || names.includes('full');
+  const view: ScanCompletedView = {
+    id,
+    status: 'completed',
+    modules: names,
+    completedAt: isoOrNull(completed.completedAt),
+    identification: presentIdentification(completed),
+  };
+  if (wantsGrading && completed.grading) view.grading = presentGrading(id, completed.grading);
+  if (wantsMarket && completed.value) view.value = presentValue(completed.value);
+  if (wantsMarket && completed.market) view.market = presentMarket(completed.market);
+  return view;
+}
+
+// ---------------------------------------------------------------------------------------------- identification
+
+const PRINT_RUN = /^(\/[0-9]+)?$/;
+
+/** `/<n>` or empty, as the document requires; `199` and `023/199` read as `/199`, anything else as unknown. */
+function printRun(value: string): string {
+  const trimmed = value.trim();
+  if (PRINT_RUN.test(trimmed)) return trimmed;
+  const match = /^(?:[0-9]*\s*\/\s*)?([0-9]+)$/.exec(trimmed);
+  return match ? `/${match[1]}` : '';
+}
+
+function identificationFields(identification: commonV1.Identification | undefined): IdentificationFields {
+  return {
+    name: identification?.name ?? '',
+    subject: identification?.subject ?? '',
+    category: identification?.category ?? '',
+    year: identification?.year ?? '',
+    set: identification?.set ?? '',
+    number: identification?.number ?? '',
+    parallel: identification?.parallel ?? '',
+    printRun: printRun(identification?.printRun ?? ''),
+  };
+}
+
+function presentIdentification(completed: scansV1.ScanCompleted): IdentificationView {
+  return {
+    ...identificationFields(completed.identification),
+    confidence: unit(completed.identificationConfidence),
+    inCatalog: completed.inCatalog,
+    candidates: completed.candidates.map((candidate) => ({
+      ...identificationFields(candidate.identification),
+      confidence: unit(candidate.confidence),
+    })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- grading
+
+const DEFECT_KINDS: Partial<Record<commonV1.DefectKind, DefectKindName>> = {
+  [commonV1.DefectKind.CORNER_WEAR]: 'corner_wear',
+  [commonV1.DefectKind.EDGE_WEAR]: 'edge_wear',
+  [commonV1.DefectKind.SURFACE_SCRATCH]: 'scratch',
+  [commonV1.DefectKind.SURFACE_DENT]: 'dent',
+  [commonV1.DefectKind.CREASE]: 'crease',
+  [commonV1.DefectKind.STAIN]: 'stain',
+  [commonV1.DefectKind.PRINT_DEFECT]: 'print_defect',
+};
+
+const NOT_ASSESSED_ITEMS = new Set([
+  'front_centering', 'front_corners', 'front_edges', 'front_surface',
+  'back_centering', 'back_corners', 'back_edges', 'back_surface',
+]);
+
+/** Severity 0-1 -> bucket: minor below 0.34, moderate below 0.67, major above. */
+export function severityName(severity: number): DefectView['severity'] {
+  if (!(severity >= 0.34)) return 'minor';
+  return severity < 0.67 ? 'moderate' : 'major';
+}
+
+/**
+ * Centering of one side. `leftRight`/`topBottom` of the proto are the left/top share in percent; the view gives
+ * both shares to one decimal (summing to 100) and the rounded `"<left>/<right>"` strings.
+ */
+export function centeringRatio(ratios: commonV1.CenteringRatios | undefined): CenteringRatioView {
+  const lr = clamp(ratios?.leftRight ?? 50, 0, 100);
+  const tb = clamp(ratios?.topBottom ?? 50, 0, 100);
+  const left = round1(lr);
+  const top = round1(tb);
+  return {
+    leftRight: `${Math.round(lr)}/${100 - Math.round(lr)}`,
+    topBottom: `${Math.round(tb)}/${100 - Math.round(tb)}`,
+    left,
+    right: round1(100 - left),
+    top,
+    bottom: round1(100 - top),
+  };
+}
+
+const subGrades = (grades: commonV1.SubGrades | commonV1.SideSubGrades | undefined): SubGradesView => ({
+  centering: score(grades?.centering ?? 0),
+  corners: score(grades?.corners ?? 0),
+  edges: score(grades?.edges ?? 0),
+  surface: score(grades?.surface ?? 0),
+});
+
+const confidences = (values: commonV1.SubGrades | undefined): SubGradesView => ({
+  centering: unit(values?.centering ?? 0),
+  corners: unit(values?.corners ?? 0),
+  edges: unit(values?.edges ?? 0),
+  surface: unit(values?.surface ?? 0),
+});
+
+function presentGrading(scanId: number, grading: commonV1.Grading): ScanGradingView {
+  const predicted = grading.predictedGrade;
+  return {
+    grade: score(grading.grade),
+    predictedGrade: predicted !== undefined && Number.isFinite(predicted) ? score(predicted) : null,
+    subGrades: subGrades(grading.subGrades),
+    summary: grading.summary,
+    justification: grading.justification,
+    centering: {
+      front: centeringRatio(grading.frontCentering),
+      back: grading.backCentering ? centeringRatio(grading.backCentering) : null,
+    },
+    subGradeConfidence: confidences(grading.subGradeConfidences),
+    defects: grading.defects.map((defect) => ({
+      kind: DEFECT_KINDS[defect.kind] ?? 'other',
+      side: defect.side === commonV1.Side.BACK ? 'back' : 'front',
+      location: defect.location,
+      severity: severityName(defect.severity),
+      description: defect.description,
+    })),
+    notAssessed: [...new Set(grading.notAssessed)].filter((item) => NOT_ASSESSED_ITEMS.has(item)),
+    frontBack: {
+      // Without per-side detail for the front, the overall sub-grades are the front's (they rest on it).
+      front: subGrades(grading.front ?? grading.subGrades),
+      back: grading.back ? subGrades(grading.back) : null,
+    },
+    links: { overlay: `${scanPath(scanId)}/overlay` },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- value and market
+
+const CONFIDENCE_NAMES: Partial<Record<commonV1.ConfidenceLevel, 'High' | 'Medium' | 'Low'>> = {
+  [commonV1.ConfidenceLevel.HIGH]: 'High',
+  [commonV1.ConfidenceLevel.MEDIUM]: 'Medium',
+  [commonV1.ConfidenceLevel.LOW]: 'Low',
+};
+
+function presentValue(value: commonV1.ValueEstimate): ValueEstimateView {
+  return {
+    rawEstimate: usdOrNull(value.rawEstimateCents),
+    gradedEstimate: usdOrNull(value.gradedEstimateCents),
+    currency: 'USD',
+    gradedValueSpread: value.gradedValueSpread
+      .filter((entry) => entry.valueCents > 0 && entry.grade >= 1 && entry.grade <= 10)
+      .map((entry) => ({ grade: entry.grade, value: entry.valueCents / 100, confidence: CONFIDENCE_NAMES[entry.confidence] ?? 'Low' })),
+    reasons: [value.rawEstimateUnavailableReason, value.gradedEstimateUnavailableReason].filter(
+      (reason): reason is string => reason !== undefined && reason !== '',
+    ),
+    freshness: {
+      latestSaleDate: value.latestCompAt ? isoFromTimestamp(value.latestCompAt).slice(0, 10) : null,
+      compCount: nonNegativeInt(value.compCount),
+    },
+    sampleData: value.sampleData,
+  };
+}
+
+const RECOMMENDATIONS: Partial<Record<commonV1.GradingRecommendation, MarketAnalysisView['gradingRecommendation']>> = {
+  [commonV1.GradingRecommendation.GRADE]: 'grade',
+  [commonV1.GradingRecommendation.NEUTRAL]: 'neutral',
+  [commonV1.GradingRecommendation.SKIP]: 'dont_grade',
+  [commonV1.GradingRecommendation.DONT_GRADE]: 'dont_grade',
+};
+
+const finiteOrNull = (value: number | undefined): number | null => (value !== undefined && Number.isFinite(value) ? value : null);
+
+function presentMarket(market: commonV1.MarketAnalysis): MarketAnalysisView {
+  return {
+    insights: market.insights,
+    gradingRecommendation: RECOMMENDATIONS[market.gradingRecommendation] ?? 'neutral',
+    context: market.context ?? null,
+    trend: {
+      change30dPercent: finiteOrNull(market.trend?.change30dPercent),
+      change90dPercent: finiteOrNull(market.trend?.change90dPercent),
+      salesLast30Days: nonNegativeInt(market.trend?.sales30d ?? 0),
+      salesLast90Days: nonNegativeInt(market.trend?.sales90d ?? 0),
+    },
+  };
+}

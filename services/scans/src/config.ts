@@ -1,0 +1,49 @@
+import { blobStoreConfigSchema } from '@cardlens/blob-store';
+import { env, loadConfig, z } from '@cardlens/config';
+
+const scansSettings = z.object({
+  SCANS_GRPC_HOST: z.string().default('127.0.0.1'),
+  SCANS_GRPC_PORT: env.port(50053),
+  BILLING_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
+  INFERENCE_GRPC_ADDRESS: z.string().default('127.0.0.1:50056'),
+  VALUATION_GRPC_ADDRESS: z.string().default('127.0.0.1:50055'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_POOL_SIZE: env.positiveInt(10),
+  MIGRATE_ON_START: env.bool(true),
+  /** Comma-separated Kafka brokers. The standalone processes need them; the embedded mode uses its in-process bus. */
+  KAFKA_BROKERS: env.list(),
+  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  GRPC_DEADLINE_MS: env.positiveInt(5000),
+  /** How long POST /v1/scans waits for the scan job to be accepted by the bus before refunding (enqueue_failed). */
+  ENQUEUE_TIMEOUT_MS: env.positiveInt(5000),
+  /** How long a request waits for a concurrent request with the same Idempotency-Key to finish. */
+  IDEMPOTENCY_WAIT_MS: env.positiveInt(15000),
+  IDEMPOTENCY_TTL_HOURS: env.positiveInt(24),
+  /** Scans left pending (a crash between the debit and the queueing) are settled after this many seconds. */
+  STALE_PENDING_SECONDS: env.positiveInt(120),
+  /** Deadline of the inference call (the whole photo analysis) and of the valuation calls. */
+  INFERENCE_DEADLINE_MS: env.positiveInt(60000),
+  VALUATION_DEADLINE_MS: env.positiveInt(15000),
+  /** Deliveries of one scan job before it is marked failed (transient errors are retried with backoff). */
+  SCAN_JOB_ATTEMPTS: env.positiveInt(4),
+  /**
+   * Queue every queued or processing scan again at start. For the embedded mode, whose in-process bus loses
+   * undelivered jobs when the process ends; Kafka keeps them, so production leaves it off.
+   */
+  REQUEUE_INTERRUPTED_SCANS: env.bool(false),
+  /** Whether this process also runs the scan worker (the embedded mode; the chart runs workers apart). */
+  SCAN_WORKER_ENABLED: env.bool(true),
+  SCAN_WORKER_HEALTH_HOST: z.string().default('127.0.0.1'),
+  SCAN_WORKER_HEALTH_PORT: env.port(50057),
+  LOG_LEVEL: env.logLevel(),
+  OTEL_EXPORTER: env.telemetryExporter(),
+});
+
+/** The scans service's settings plus the blob store's (BLOB_STORE, BLOB_DIR, S3_*), validated together. */
+export const scansConfigSchema = z.intersection(scansSettings, blobStoreConfigSchema);
+
+export type ScansConfig = z.infer<typeof scansConfigSchema>;
+
+export function loadScansConfig(source: NodeJS.ProcessEnv = process.env): ScansConfig {
+  return loadConfig(scansConfigSchema, source, 'scans');
+}

@@ -1,0 +1,135 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createBlobStore, S3BlobStore, type BlobStore } from '@cardlens/blob-store';
+import { busTables, OutboxRelay, type Bus, type Subscription } from '@cardlens/bus';
+import { events } from '@cardlens/contracts';
+import { migrate, openPrisma, serviceLayout, type Database, type DatabaseConfig } from '@cardlens/db';
+import { startGrpcServer } from '@cardlens/grpc-kit';
+import type { Logger } from '@cardlens/telemetry';
+import type { ScansConfig } from './config';
+import { PrismaClient } from './db';
+import { createDownstream } from './downstream';
+import { subscribeScanJobs } from './events/scan-jobs';
+import { scansGrpcService } from './grpc/scans-grpc';
+import { requeueInterruptedScans } from './use-cases/requeue-interrupted';
+import { settleStaleScans } from './use-cases/settle-scans';
+
+export const scansServiceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface RunningService {
+  grpcPort: number;
+  stop(): Promise<void>;
+}
+
+interface StartOptions {
+  config: ScansConfig;
+  database: DatabaseConfig | Database;
+  /** Subscriptions are registered here; the caller starts the bus once every service has subscribed. */
+  bus: Bus;
+  logger: Logger;
+}
+
+/** How often pending scans left by a crash, unrefunded abandoned scans and expired keys are looked for. */
+const SETTLE_INTERVAL_MS = 30_000;
+
+async function openScans(options: StartOptions) {
+  const { config, database, logger } = options;
+  if (config.MIGRATE_ON_START) {
+    const result = await migrate({ ...serviceLayout(scansServiceDir), database, logger });
+    logger.info({ applied: result.applied }, 'scans migrations applied');
+  }
+  const { prisma, close } = await openPrisma(PrismaClient, database);
+  const blobs = createBlobStore(config);
+  const downstream = createDownstream({
+    billingAddress: config.BILLING_GRPC_ADDRESS,
+    inferenceAddress: config.INFERENCE_GRPC_ADDRESS,
+    valuationAddress: config.VALUATION_GRPC_ADDRESS,
+    deadlineMs: config.GRPC_DEADLINE_MS,
+    inferenceDeadlineMs: config.INFERENCE_DEADLINE_MS,
+    valuationDeadlineMs: config.VALUATION_DEADLINE_MS,
+  });
+  const closeAll = async () => {
+    downstream.close();
+    if (blobs instanceof S3BlobStore) blobs.destroy();
+    await close();
+  };
+  return { prisma, blobs, downstream, closeAll };
+}
+
+function startWorker(options: StartOptions, parts: { prisma: PrismaClient; blobs: BlobStore; downstream: ReturnType<typeof createDownstream> }): Promise<Subscription> {
+  return subscribeScanJobs(options.bus, { ...parts, logger: options.logger.child({ component: 'scan-worker' }) }, { attempts: options.config.SCAN_JOB_ATTEMPTS });
+}
+
+/**
+ * Wires the scans service: database (migrated), blob store, gRPC clients of billing, inference and valuation,
+ * the outbox relay of scan jobs, the settlement of abandoned scans, the gRPC server and, when
+ * SCAN_WORKER_ENABLED, a scan worker in the same process (the embedded mode; the chart runs workers apart).
+ */
+export async function startScansService(options: StartOptions): Promise<RunningService> {
+  const { config, bus, logger } = options;
+  const { prisma, blobs, downstream, closeAll } = await openScans(options);
+  await bus.ensureTopics([events.scanJobRequested.topic]);
+  const worker = config.SCAN_WORKER_ENABLED ? await startWorker(options, { prisma, blobs, downstream }) : undefined;
+  if (config.REQUEUE_INTERRUPTED_SCANS) {
+    const requeued = await requeueInterruptedScans(prisma);
+    if (requeued > 0) logger.info({ requeued }, 'interrupted scans queued again');
+  }
+  const relay = new OutboxRelay({ prisma, table: busTables('scans').outbox, bus, logger: logger.child({ component: 'scans-outbox' }) });
+  relay.start();
+
+  const settleDeps = { prisma, blobs, billing: downstream.billing, logger };
+  let settling: Promise<unknown> = Promise.resolve();
+  const settleTimer = setInterval(() => {
+    settling = settleStaleScans(settleDeps, { staleAfterMs: config.STALE_PENDING_SECONDS * 1000 }).catch((err: unknown) =>
+      logger.warn({ err }, 'scan settlement round failed'),
+    );
+  }, SETTLE_INTERVAL_MS);
+  settleTimer.unref();
+
+  const server = await startGrpcServer({
+    host: config.SCANS_GRPC_HOST,
+    port: config.SCANS_GRPC_PORT,
+    services: [
+      scansGrpcService({
+        prisma,
+        blobs,
+        bus,
+        billing: downstream.billing,
+        logger,
+        settings: {
+          enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
+          idempotencyWaitMs: config.IDEMPOTENCY_WAIT_MS,
+          idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
+        },
+      }),
+    ],
+    logger,
+  });
+  return {
+    grpcPort: server.port,
+    stop: async () => {
+      clearInterval(settleTimer);
+      await server.shutdown();
+      await relay.stop();
+      await worker?.stop();
+      await settling;
+      await closeAll();
+    },
+  };
+}
+
+/** A scan worker on its own (services/scans/src/worker.ts): the consumer, and a gRPC health endpoint for probes. */
+export async function startScanWorker(options: StartOptions): Promise<RunningService> {
+  const { config, logger } = options;
+  const { prisma, blobs, downstream, closeAll } = await openScans({ ...options, config: { ...config, MIGRATE_ON_START: false } });
+  const worker = await startWorker(options, { prisma, blobs, downstream });
+  const health = await startGrpcServer({ host: config.SCAN_WORKER_HEALTH_HOST, port: config.SCAN_WORKER_HEALTH_PORT, services: [], logger });
+  return {
+    grpcPort: health.port,
+    stop: async () => {
+      await health.shutdown();
+      await worker.stop();
+      await closeAll();
+    },
+  };
+}

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { BlobStore } from '@cardlens/blob-store';
+import { commonV1, scansV1, timestampFromDate, type inferenceV1, type valuationV1 } from '@cardlens/contracts';
+import { AppError } from '@cardlens/errors';
+import type { Logger } from '@cardlens/telemetry';
+import type { PrismaClient } from '../db';
+import type { Downstream } from '../downstream';
+import { sectionsFor } from '../domain/modules';
+
+export interface ProcessScanDeps {
+  prisma: PrismaClient;
+  blobs: BlobStore;
+  downstream: Pick<Downstream, 'analyzeCard' | 'identifyCard' | 'analyzeMarket'>;
+  logger: Logger;
+}
+
+/** The stages a client sees while polling; progressPercent is set as each one starts. */
+export const STAGES = {
+  analyzing: { progress: 10, message: 'Analysing the photos' },
+  identifying: { progress: 60, message: 'Identifying the card' },
+  valuing: { progress: 80, message: 'Valuing the card from recent sales' },
+  saving: { progress: 95, message: 'Saving the result' },
+} as const;
+
+/** The error a failed scan shows: generic on purpose; the cause goes to the logs and the trace. */
+export const GENERIC_FAILURE = 'The scan could not be completed. Credits are not refunded automatically for failed scans; contact support with the scan id.';
+const NO_CARD_FAILURE =
+  'No card could be found in the front photo. Photograph the card flat, filling most of the frame, on a plain background that contrasts with its border, then submit a new scan.';
+
+export type ScanJobOutcome = 'completed' | 'failed' | 'skipped' | 'superseded';
+
+/**
+ * Runs one delivery of a scan job: inference (grade and identification evidence), identification, and value
+ * and market by the paid modules, then saves the result. Exactly once in effect: a scan that is already
+ * completed, failed or abandoned is skipped; a redelivered scan (its worker died mid-job) is processed again
+ * from the stored images; results are written under a key of their own run and the scan completes with a
+ * conditional update, so only one run's result is ever shown. Transient failures throw (the bus redelivers
+ * with backoff) until the last attempt, which marks the scan failed; a photo without a card fails at once.
+ */
+export async function processScanJob(deps: ProcessScanDeps, job: { scanId: number; attempt: number; lastAttempt: boolean }): Promise<ScanJobOutcome> {
+  const { prisma, blobs, downstream, logger } = deps;
+  const id = BigInt(job.scanId);
+  const started = await prisma.scan.updateMany({
+    where: { id, status: { in: ['queued', 'processing'] } },
+    data: { status: 'processing', progressPercent: STAGES.analyzing.progress, statusMessage: STAGES.analyzing.message, startedAt: new Date(), attempts: { increment: 1 } },
+  });
+  if (started.count === 0) return 'skipped';
+  const scan = await prisma.scan.findUniqueOrThrow({ where: { id } });
+  const sections = sectionsFor(scan.modules);
+  const run = randomUUID();
+  const progress = (stage: (typeof STAGES)[keyof typeof STAGES]) =>
+    prisma.scan.updateMany({ where: { id, status: 'processing' }, data: { progressPercent: stage.progress, statusMessage: stage.message } });
+
+  const timings: Record<string, number> = {};
+  let mark = performance.now();
+  const lap = (stage: string) => {
+    const now = performance.now();
+    timings[stage] = Math.round(now - mark);
+    mark = now;
+  };
+  try {
+    const front = await readImage(blobs, scan.frontKey);
+    const back = scan.backKey ? await readImage(blobs, scan.backKey) : undefined;
+    // The market module values the card at its predicted grade, so it grades too (the grading section itself is
+    // shown only when paid for).
+    const analysis = await analyze(deps, { front, back, grading: sections.grading || sections.valuation, overlay: sections.grading });
+
+    lap('analyzeMs');
+    await progress(STAGES.identifying);
+    const identified = await downstream.identifyCard({ evidence: analysis.evidence });
+    lap('identifyMs');
+
+    let value: commonV1.ValueEstimate | undefined;
+    let market: commonV1.MarketAnalysis | undefined;
+    if (sections.valuation) {
+      await progress(STAGES.valuing);
+      ({ value, market } = await valueCard(downstream, identified, analysis.grading));
+      lap('valueMs');
+    }
+
+    await progress(STAGES.saving);
+    let overlayKey: string | null = null;
+    if (sections.grading && analysis.overlayPng && analysis.overlayPng.length > 0) {
+      overlayKey = `scans/${scan.id}/runs/${run}/overlay.png`;
+      await blobs.put(overlayKey, analysis.overlayPng, 'image/png');
+    }
+    const completedAt = new Date();
+    const result: scansV1.ScanCompleted = {
+      identification: identified.identification,
+      grading: sections.grading && analysis.grading ? { ...analysis.grading, overlayAvailable: overlayKey !== null } : undefined,
+      value,
+      market,
+      completedAt: timestampFromDate(completedAt),
+      identificationConfidence: identified.confidence,
+      inCatalog: identified.inCatalog,
+      ...(identified.cardId ? { cardId: identified.cardId } : {}),
+      candidates: identified.candidates.map((c) => ({ identification: c.identification, confidence: c.score })),
+      notInCatalogReason: identified.notInCatalogReason,
+    };
+    const resultKey = `scans/${scan.id}/runs/${run}/result.json`;
+    await blobs.put(resultKey, Buffer.from(JSON.stringify(scansV1.ScanCompleted.toJSON(result))), 'application/json');
+    const completed = await prisma.scan.updateMany({
+      where: { id, status: 'processing' },
+      data: { status: 'completed', progressPercent: 100, statusMessage: null, resultKey, overlayKey, completedAt },
+    });
+    lap('saveMs');
+    logger.info({ scanId: job.scanId, attempt: job.attempt, ...timings }, completed.count === 1 ? 'scan completed' : 'scan completed by another delivery');
+    if (completed.count === 0) {
+      // Another delivery of this job finished first; its result stands and this run's copy goes.
+      await Promise.all([blobs.delete(resultKey), overlayKey ? blobs.delete(overlayKey) : undefined]);
+      return 'superseded';
+    }
+    return 'completed';
+  } catch (error) {
+    const noCard = error instanceof AppError && error.code === 'card_not_found';
+    const permanent = noCard || (error instanceof AppError && error.httpStatus < 500);
+    if (!permanent && !job.lastAttempt) {
+      logger.warn({ err: error, scanId: job.scanId, attempt: job.attempt }, 'scan job failed; it will be redelivered');
+      throw error;
+    }
+    logger.error({ err: error, scanId: job.scanId, attempt: job.attempt }, 'scan failed');
+    await prisma.scan.updateMany({
+      where: { id, status: 'processing' },
+      data: { status: 'failed', error: noCard ? NO_CARD_FAILURE : GENERIC_FAILURE, completedAt: new Date() },
+    });
+    return 'failed';
+  }
+}
+
+async function readImage(blobs: BlobStore, key: string | null): Promise<Uint8Array> {
+  const blob = key ? await blobs.get(key) : null;
+  if (!blob) throw new Error(`stored image ${key ?? '(none)'} is missing`);
+  return blob.bytes;
+}
+
+/**
+ * One inference call for everything the modules need. When the card is found on the front but not on the back
+ * photo, the scan goes on with the front alone and the grading lists the back aspects as not assessed.
+ */
+async function analyze(
+  deps: ProcessScanDeps,
+  input: { front: Uint8Array; back?: Uint8Array; grading: boolean; overlay: boolean },
+): Promise<inferenceV1.AnalyzeCardResponse & { evidence: commonV1.IdentificationEvidence }> {
+  const request = { front: Buffer.from(input.front), wantGrading: input.grading, wantEvidence: true, wantOverlay: input.overlay };
+  let response: inferenceV1.AnalyzeCardResponse;
+  try {
+    response = await deps.downstream.analyzeCard({ ...request, ...(input.back ? { back: Buffer.from(input.back) } : {}) });
+  } catch (error) {
+    if (!(input.back && error instanceof AppError && error.code === 'card_not_found')) throw error;
+    response = await deps.downstream.analyzeCard(request);
+  }
+  if (!response.evidence) throw new Error('inference returned no identification evidence');
+  return { ...response, evidence: response.evidence };
+}
+
+/** Value and market for an identified card; for a card not in the catalog both say so, with no numbers. */
+async function valueCard(
+  downstream: ProcessScanDeps['downstream'],
+  identified: valuationV1.IdentifyCardResponse,
+  grading: commonV1.Grading | undefined,
+): Promise<{ value: commonV1.ValueEstimate; market: commonV1.MarketAnalysis }> {
+  if (!identified.inCatalog || !identified.cardId) {
+    const reason = 'card not in catalog';
+    return {
+      value: {
+        currency: 'USD',
+        gradedValueSpread: [],
+        rawEstimateUnavailableReason: reason,
+        gradedEstimateUnavailableReason: reason,
+        compCount: 0,
+        sampleData: false,
+        method: '',
+      },
+      market: {
+        insights: 'The card could not be matched to the catalog, so there are no comparable sales to estimate its value from.',
+        gradingRecommendation: commonV1.GradingRecommendation.NEUTRAL,
+        context: identified.notInCatalogReason || 'Not identified in the catalog.',
+        trend: { sales30d: 0, sales90d: 0 },
+      },
+    };
+  }
+  const response = await downstream.analyzeMarket({
+    cardId: identified.cardId,
+    parallel: identified.identification?.parallel ?? '',
+    ...(grading?.predictedGrade !== undefined ? { predictedGrade: grading.predictedGrade } : {}),
+    gradeDistribution: grading?.gradeDistribution ?? [],
+  });
+  if (!response.value || !response.market) throw new Error('valuation returned no estimate');
+  return { value: response.value, market: response.market };
+}
