@@ -28,6 +28,11 @@ export interface KafkaBusOptions {
    * Kafka without reading each other's messages. Callers keep using the logical names.
    */
   topicPrefix?: string;
+  /**
+   * How long the group waits for a silent consumer before giving its partitions to the others (kafkajs
+   * default 30 s). A worker that dies mid-message leaves that message to a live one after this long.
+   */
+  sessionTimeoutMs?: number;
 }
 
 interface ConsumerEntry {
@@ -154,7 +159,20 @@ export class KafkaBus implements Bus {
     const { topic, groupId, handler } = entry.options;
     const policy = retryPolicy(entry.options.retry);
     // maxWaitTimeInMs: an idle fetch long-polls this long, and disconnect() waits for it (default 5 s).
-    const consumer = this.kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 1000 });
+    const consumer = this.kafka.consumer({
+      groupId,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: 1000,
+      // A rebalance waits up to rebalanceTimeout for every member to rejoin, a dead one included; twice the
+      // session timeout, as kafkajs' defaults (30 s / 60 s) are.
+      ...(this.options.sessionTimeoutMs
+        ? {
+            sessionTimeout: this.options.sessionTimeoutMs,
+            rebalanceTimeout: 2 * this.options.sessionTimeoutMs,
+            heartbeatInterval: Math.max(500, Math.floor(this.options.sessionTimeoutMs / 5)),
+          }
+        : {}),
+    });
     entry.consumer = consumer;
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger.error({ topic, groupId, err: payload.error, restart: payload.restart }, 'kafka consumer crashed');

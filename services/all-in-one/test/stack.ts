@@ -43,6 +43,8 @@ export interface Stack {
   baseUrl: string;
   /** The bus the services use: in-process when embedded, the real Kafka broker (own topic namespace) on infra. */
   bus: Bus;
+  /** For processes started beside the stack (infra): its database, brokers and topic namespace. */
+  infraEnv: Record<string, string>;
   /** The services' loopback gRPC ports (the gateway's HTTP port too). */
   ports: Embedded['ports'];
   /** Calls the API and checks the response (status, content type, body, headers) against the OpenAPI document. */
@@ -91,6 +93,7 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
     mode,
     baseUrl: embedded.baseUrl,
     bus: embedded.bus,
+    infraEnv: testDb && topicPrefix ? { DATABASE_URL: testDb.url, KAFKA_BROKERS: infraUrls().kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: topicPrefix } : {},
     ports: embedded.ports,
     async call(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };

@@ -13,6 +13,8 @@ const scansSettings = z.object({
   /** Comma-separated Kafka brokers. The standalone processes need them; the embedded mode uses its in-process bus. */
   KAFKA_BROKERS: env.list(),
   KAFKA_TOPIC_PREFIX: z.string().default(''),
+  /** Kafka consumer session timeout: how soon a dead worker's jobs go to the others (broker minimum 6 s). */
+  KAFKA_SESSION_TIMEOUT_MS: env.positiveInt(30000),
   GRPC_DEADLINE_MS: env.positiveInt(5000),
   /** How long POST /v1/scans waits for the scan job to be accepted by the bus before refunding (enqueue_failed). */
   ENQUEUE_TIMEOUT_MS: env.positiveInt(5000),

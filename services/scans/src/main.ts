@@ -11,7 +11,7 @@ const config = loadScansConfig();
 const telemetry = startTelemetry({ serviceName: 'scans', exporter: config.OTEL_EXPORTER });
 const logger = createLogger('scans');
 if (!config.KAFKA_BROKERS?.length) throw new ConfigError('Invalid configuration for scans:\n  - KAFKA_BROKERS: required when scans runs as its own process');
-const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: 'scans', topicPrefix: config.KAFKA_TOPIC_PREFIX, logger });
+const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: 'scans', topicPrefix: config.KAFKA_TOPIC_PREFIX, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS, logger });
 const service = await startScansService({
   config,
   database: databaseConfigFromEnv(process.cwd(), process.env, config.DATABASE_POOL_SIZE),
