@@ -96,9 +96,10 @@ Context: dict root, c.
 
 {{/*
 Non-secret environment of a component, as a map (rendered into its ConfigMap). Precedence, highest first:
-the component's env, the GPU env (when gpu.enabled), the generated entries (host/port, gRPC addresses of the
-components it calls, MIGRATE_ON_START), then the chart-wide env. Empty values are left out (= unset), so
-`KEY: ""` in an override file removes a default.
+the component's env, the GPU env (when gpu.enabled), the blob-store env (blobStore.env, when the component
+has blobStore: true), the generated entries (host/port, gRPC addresses of the components it calls,
+MIGRATE_ON_START), then the chart-wide env. Empty values are left out (= unset), so `KEY: ""` in an override
+file removes a default.
 Context: dict root, name, c.
 */}}
 {{- define "cardlens.envMap" -}}
@@ -115,12 +116,29 @@ Context: dict root, name, c.
 {{- end }}
 {{- $gpuEnv := dict }}
 {{- if include "cardlens.gpuEnabled" $c }}{{ $gpuEnv = dig "gpu" "env" dict $c }}{{ end }}
-{{- $merged := merge (deepCopy ($c.env | default dict)) (deepCopy $gpuEnv) $generated (deepCopy ($root.Values.env | default dict)) }}
+{{- $blobEnv := dict }}
+{{- if $c.blobStore }}{{ $blobEnv = dig "env" dict ($root.Values.blobStore | default dict) }}{{ end }}
+{{- $merged := merge (deepCopy ($c.env | default dict)) (deepCopy $gpuEnv) (deepCopy $blobEnv) $generated (deepCopy ($root.Values.env | default dict)) }}
 {{- $out := dict }}
 {{- range $k, $v := $merged }}
 {{- if and (not (kindIs "invalid" $v)) (ne (toString $v) "") }}{{ $_ := set $out $k (toString $v) }}{{ end }}
 {{- end }}
+{{- if and $c.blobStore (eq (get $out "BLOB_STORE") "s3") (not (get $out "S3_BUCKET")) }}
+{{- fail (printf "services.%s uses the blob store with BLOB_STORE=s3 but no S3_BUCKET: set blobStore.env.S3_BUCKET" .name) }}
+{{- end }}
 {{- toYaml $out }}
+{{- end }}
+
+{{/*
+secretEnv list of a component: its own secretEnv plus, with blobStore: true, blobStore.secretEnv.
+Returned as YAML (a list under the key "list"), for fromYaml. Context: dict root, c.
+*/}}
+{{- define "cardlens.secretEnvList" -}}
+{{- $list := .c.secretEnv | default list }}
+{{- if .c.blobStore }}
+{{- $list = concat $list (dig "secretEnv" list (.root.Values.blobStore | default dict)) }}
+{{- end }}
+{{- toYaml (dict "list" $list) }}
 {{- end }}
 
 {{/*

@@ -57,7 +57,7 @@ async function openScans(options: StartOptions) {
 }
 
 function startWorker(options: StartOptions, parts: { prisma: PrismaClient; blobs: BlobStore; downstream: ReturnType<typeof createDownstream> }): Promise<Subscription> {
-  return subscribeScanJobs(options.bus, { ...parts, logger: options.logger.child({ component: 'scan-worker' }) }, { attempts: options.config.SCAN_JOB_ATTEMPTS });
+  return subscribeScanJobs(options.bus, { ...parts, logger: options.logger.child({ role: 'scan-worker' }) }, { attempts: options.config.SCAN_JOB_ATTEMPTS });
 }
 
 /**

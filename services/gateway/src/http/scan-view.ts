@@ -363,7 +363,8 @@ function presentValue(value: commonV1.ValueEstimate): ValueEstimateView {
     gradedValueSpread: value.gradedValueSpread
       .filter((entry) => entry.valueCents > 0 && entry.grade >= 1 && entry.grade <= 10)
       .map((entry) => ({ grade: entry.grade, value: entry.valueCents / 100, confidence: CONFIDENCE_NAMES[entry.confidence] ?? 'Low' })),
-    reasons: [value.rawEstimateUnavailableReason, value.gradedEstimateUnavailableReason].filter(
+    // One reason often explains both estimates ("no sales for this card"): say it once.
+    reasons: [...new Set([value.rawEstimateUnavailableReason, value.gradedEstimateUnavailableReason])].filter(
       (reason): reason is string => reason !== undefined && reason !== '',
     ),
     freshness: {

@@ -416,6 +416,11 @@ describe('presentScan: completed', () => {
     expect(partial.value?.reasons).toEqual(['no graded sales at 7']);
     expect(partial.value?.gradedValueSpread.map((e) => e.grade)).toEqual([7, 8, 10]);
     expectDocumentedScan(partial);
+
+    const sameReason = presentScan(
+      completed([MARKET], { value: { ...uncoveredValue, rawEstimateUnavailableReason: 'no sales for this card', gradedEstimateUnavailableReason: 'no sales for this card' }, market }),
+    ) as ScanCompletedView;
+    expect(sameReason.value?.reasons).toEqual(['no sales for this card']);
   });
 
   it('renders the market analysis with its trend', () => {
