@@ -9,6 +9,8 @@
  * is completed or failed. Latency: from sending POST /v1/scans to the poll that sees the final status.
  * BENCH_WARMUP (default 3) scans run first and are not counted. The LAST line is one JSON object.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -37,7 +39,8 @@ const photos = await Promise.all(
 log(`photos: ${(photos.reduce((s, p) => s + p.front.length + p.back.length, 0) / photos.length / 1e6).toFixed(2)} MB per pair on average`);
 
 const setupStart = performance.now();
-const stack = await startStack(mode, { CATALOG_DIR: catalogDir, SAMPLE_SALES_SHARE: '0.05', LOG_LEVEL: 'warn' });
+const blobDir = mkdtempSync(path.join(tmpdir(), 'cardlens-bench-scan-'));
+const stack = await startStack(mode, { CATALOG_DIR: catalogDir, SAMPLE_SALES_SHARE: '0.05', BLOB_DIR: blobDir });
 log(`stack up in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
 
 let ip = 0;
@@ -104,4 +107,5 @@ try {
   console.log(JSON.stringify(summary));
 } finally {
   await stack.stop();
+  rmSync(blobDir, { recursive: true, force: true });
 }
