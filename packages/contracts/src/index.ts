@@ -15,3 +15,4 @@ export * as inferenceV1 from './gen/cardlens/inference/v1/inference';
 export { Timestamp } from './gen/google/protobuf/timestamp';
 export { timestampFromDate, dateFromTimestamp, timestampFromIso, isoFromTimestamp, isoOrNull } from './timestamp';
 export { events, type EventContract } from './events';
+export { SCAN_MODULES_BY_NAME, scanModuleByName, scanModuleName, type ScanModuleName } from './scan-modules';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { scansV1 } from '@cardlens/contracts';
+import { SCAN_MODULES_BY_NAME, scanModuleByName, scansV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 
 /**
@@ -7,15 +7,8 @@ import { AppError } from '@cardlens/errors';
  * the request fingerprint that tells an idempotent replay from a reused key, and the scan id path segment.
  */
 
-/** The modules a client may request, by their API name. `deep` exists but is refused (deep_unsupported). */
-const MODULES_BY_NAME: Readonly<Record<string, scansV1.Module>> = {
-  identify: scansV1.Module.IDENTIFY,
-  grade: scansV1.Module.GRADE,
-  market: scansV1.Module.MARKET,
-  full: scansV1.Module.FULL,
-};
-
-const VALID_NAMES = Object.keys(MODULES_BY_NAME).join(', ');
+/** The modules a client may request, by their API name (`deep` exists but is refused: deep_unsupported). */
+const VALID_NAMES = Object.keys(SCAN_MODULES_BY_NAME).join(', ');
 const MODULES_FORMAT = `an array of module names or one string listing them separated by commas or spaces (${VALID_NAMES})`;
 
 function invalidModules(detail: string): AppError {
@@ -54,10 +47,10 @@ export function parseModules(value: unknown): scansV1.Module[] {
 
   const modules: scansV1.Module[] = [];
   for (const name of names as string[]) {
-    const module = Object.hasOwn(MODULES_BY_NAME, name) ? MODULES_BY_NAME[name] : undefined;
+    const module = scanModuleByName(name);
     if (module === undefined) {
       const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name);
-      const hint = Object.hasOwn(MODULES_BY_NAME, name.trim().toLowerCase()) ? ' Module names are lower-case, without spaces.' : '';
+      const hint = scanModuleByName(name.trim().toLowerCase()) !== undefined ? ' Module names are lower-case, without spaces.' : '';
       throw invalidModules(`Unknown module ${shown}. Valid modules: ${VALID_NAMES}.${hint}`);
     }
     if (modules.includes(module)) throw invalidModules(`Module "${name}" is listed more than once.`);

@@ -1,23 +1,14 @@
-import { commonV1, isoFromTimestamp, isoOrNull, scansV1 } from '@cardlens/contracts';
+import { commonV1, isoFromTimestamp, isoOrNull, scanModuleName, scansV1, type ScanModuleName } from '@cardlens/contracts';
 
 /**
  * Presenter of prepaid scans: scans.v1 messages -> the JSON of the OpenAPI schemas ScanAccepted and ScanResult
  * (ScanInFlight, ScanFailed, ScanCompleted). Pure; every number is kept inside the bounds the document declares.
  */
 
-export type ModuleName = 'identify' | 'grade' | 'market' | 'full';
-
-const MODULE_NAMES: Partial<Record<scansV1.Module, ModuleName>> = {
-  [scansV1.Module.IDENTIFY]: 'identify',
-  [scansV1.Module.GRADE]: 'grade',
-  [scansV1.Module.MARKET]: 'market',
-  [scansV1.Module.FULL]: 'full',
-};
-
 /** API names of the modules; values with no API name (unspecified, deep) are left out. */
-export function moduleNames(modules: readonly scansV1.Module[]): ModuleName[] {
+export function moduleNames(modules: readonly scansV1.Module[]): ScanModuleName[] {
   return modules.flatMap((module) => {
-    const name = MODULE_NAMES[module];
+    const name = scanModuleName(module);
     return name ? [name] : [];
   });
 }
@@ -27,7 +18,7 @@ export const scanPath = (scanId: number): string => `/v1/scans/${scanId}`;
 export interface ScanAcceptedView {
   id: number;
   status: 'queued';
-  modules: ModuleName[];
+  modules: ScanModuleName[];
   creditsCharged: number;
   creditsRemaining: number;
   links: { self: string };
@@ -144,7 +135,7 @@ export interface MarketAnalysisView {
 export interface ScanCompletedView {
   id: number;
   status: 'completed';
-  modules: ModuleName[];
+  modules: ScanModuleName[];
   completedAt: string | null;
   identification: IdentificationView;
   grading?: ScanGradingView;

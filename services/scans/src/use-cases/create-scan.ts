@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BlobStore } from '@cardlens/blob-store';
 import { busTables, enqueueOutbox, publishOutboxRowNow, type Bus } from '@cardlens/bus';
-import { events, type scansV1 } from '@cardlens/contracts';
+import { events, type scansV1, type ScanModuleName } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import type { PrismaClient } from '../db';
 import type { Downstream } from '../downstream';
-import { checkModules, scanCost, type ModuleName } from '../domain/modules';
+import { checkModules, scanCost } from '../domain/modules';
 import { scanJob } from './requeue-interrupted';
 import { deleteImages, describeImage, storeImage, type StoredImage } from '../scan-images';
-import { settleAbandonedScan } from './settle-scans';
+import { markChargedScanAbandoned, settleAbandonedScan } from './settle-scans';
 
 export interface CreateScanDeps {
   prisma: PrismaClient;
@@ -32,7 +32,7 @@ export interface CreateScanInput {
 /** What a POST /v1/scans answers (202), stored with the idempotency key for replays. */
 export interface ScanAcceptance {
   scanId: number;
-  modules: ModuleName[];
+  modules: ScanModuleName[];
   creditsCharged: number;
   creditsRemaining: number;
   replayed: boolean;
@@ -128,7 +128,7 @@ export async function createScan(deps: CreateScanDeps, input: CreateScanInput): 
     });
   } catch (error) {
     logger.error({ err: error, scanId }, 'could not record the queued scan; refunding');
-    await abandon(deps, scanId, input, 'the scan could not be recorded');
+    await abandon(deps, scanId, 'the scan could not be recorded');
     throw new AppError('enqueue_failed', 'The scan could not be queued; the credits were refunded.');
   }
 
@@ -140,10 +140,7 @@ export async function createScan(deps: CreateScanDeps, input: CreateScanInput): 
     timeoutMs: deps.settings.enqueueTimeoutMs,
     onFailure: async (tx, error) => {
       logger.error({ err: error, scanId }, 'the scan job was not accepted by the bus; refunding');
-      await tx.scan.update({ where: { id: BigInt(scanId) }, data: { status: 'abandoned', statusMessage: null } });
-      if (input.idempotencyKey !== undefined) {
-        await tx.idempotencyKey.update({ where: { agentId_key: { agentId: input.agentId, key: input.idempotencyKey } }, data: { state: 'refunded' } });
-      }
+      await markChargedScanAbandoned(tx, BigInt(scanId));
     },
   }).catch((error: unknown) => {
     // The database failed around the publish: the committed outbox row is the relay's to deliver.
@@ -161,7 +158,7 @@ type Reservation = { kind: 'new'; scanId: number } | { kind: 'replay'; acceptanc
 
 class KeyTaken extends Error {}
 
-async function reserve(deps: CreateScanDeps, input: CreateScanInput, names: ModuleName[], cost: number): Promise<Reservation> {
+async function reserve(deps: CreateScanDeps, input: CreateScanInput, names: ScanModuleName[], cost: number): Promise<Reservation> {
   const { prisma } = deps;
   const key = input.idempotencyKey;
   const waitUntil = Date.now() + deps.settings.idempotencyWaitMs;
@@ -224,7 +221,7 @@ export async function findIdempotentScan(
     throw new AppError('idempotency_conflict', 'The request with this Idempotency-Key failed after charging and was refunded; retry with a new key.');
   }
   if (row.state !== 'completed') return { kind: 'in_flight' };
-  const stored = row.response as { scanId: number; modules: ModuleName[]; creditsCharged: number };
+  const stored = row.response as { scanId: number; modules: ScanModuleName[]; creditsCharged: number };
   return {
     kind: 'accepted',
     acceptance: { ...stored, creditsRemaining: await deps.billing.balance(request.agentId), replayed: true },
@@ -241,14 +238,9 @@ async function discardReservation(deps: CreateScanDeps, scanId: number, input: C
 }
 
 /** Charged but not accepted: the scan is abandoned, its key remembers the refund, the debit is refunded. */
-async function abandon(deps: CreateScanDeps, scanId: number, input: CreateScanInput, reason: string): Promise<void> {
+async function abandon(deps: CreateScanDeps, scanId: number, reason: string): Promise<void> {
   try {
-    await deps.prisma.$transaction(async (tx) => {
-      await tx.scan.update({ where: { id: BigInt(scanId) }, data: { status: 'abandoned', statusMessage: null } });
-      if (input.idempotencyKey !== undefined) {
-        await tx.idempotencyKey.updateMany({ where: { agentId: input.agentId, key: input.idempotencyKey }, data: { state: 'refunded' } });
-      }
-    });
+    await deps.prisma.$transaction((tx) => markChargedScanAbandoned(tx, BigInt(scanId)));
     await settleAbandonedScan(deps, BigInt(scanId));
   } catch (error) {
     deps.logger.warn({ err: error, scanId, reason }, 'abandoning the scan failed; settlement will refund it');

@@ -1,7 +1,7 @@
 import type { BlobStore } from '@cardlens/blob-store';
 import { AppError } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
-import type { PrismaClient } from '../db';
+import type { Prisma, PrismaClient } from '../db';
 import type { Downstream } from '../downstream';
 import { deleteImages } from '../scan-images';
 
@@ -10,6 +10,15 @@ export interface SettleDeps {
   blobs: BlobStore;
   billing: Downstream['billing'];
   logger: Logger;
+}
+
+/**
+ * A charged scan that will not run: abandoned (never shown), and its Idempotency-Key, if any, remembers the
+ * refund (idempotency_conflict from then on). Settlement does the refund.
+ */
+export async function markChargedScanAbandoned(tx: Prisma.TransactionClient, scanId: bigint): Promise<void> {
+  await tx.scan.update({ where: { id: scanId }, data: { status: 'abandoned', statusMessage: null } });
+  await tx.idempotencyKey.updateMany({ where: { scanId }, data: { state: 'refunded' } });
 }
 
 /**
@@ -53,6 +62,7 @@ export async function settleStaleScans(deps: SettleDeps, options: { staleAfterMs
   const stale = await deps.prisma.scan.findMany({ where: { status: 'pending', updatedAt: { lt: cutoff } }, select: { id: true } });
   for (const { id } of stale) {
     await deps.prisma.$transaction(async (tx) => {
+      // Conditional, so a request finishing right now wins.
       const moved = await tx.scan.updateMany({ where: { id, status: 'pending' }, data: { status: 'abandoned' } });
       if (moved.count === 1) await tx.idempotencyKey.updateMany({ where: { scanId: id, state: 'pending' }, data: { state: 'refunded' } });
     });
