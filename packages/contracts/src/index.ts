@@ -16,3 +16,4 @@ export { Timestamp } from './gen/google/protobuf/timestamp';
 export { timestampFromDate, dateFromTimestamp, timestampFromIso, isoFromTimestamp, isoOrNull } from './timestamp';
 export { events, type EventContract } from './events';
 export { SCAN_MODULES_BY_NAME, scanModuleByName, scanModuleName, type ScanModuleName } from './scan-modules';
+export { SCAN_IMAGE_LIMITS, photoTooSmallDetail } from './image-limits';

@@ -1,18 +1,15 @@
 import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
 import { AppError } from '@cardlens/errors';
+import { photoTooSmallDetail, SCAN_IMAGE_LIMITS } from '@cardlens/contracts';
 import type { RgbImage } from './types';
 
 /**
- * Input limits. Bytes: the spec's 15 MB per image (taken as MiB). Pixels: 40 MP, checked on the header before
- * any pixel is decoded, and passed to sharp's limitInputPixels as a second line of defence. Short side: below
- * 200 px a card would be at most ~200 px tall, too few pixels to measure anything; such images are rejected as
- * `invalid_image` (the image itself is unusable, whatever it shows) rather than `card_not_found`.
+ * Input limits: the API's (contracts), which the gateway already enforced at intake. Pixels are checked on the
+ * header before any pixel is decoded, and passed to sharp's limitInputPixels as a second line of defence. A photo
+ * under the short-side minimum is `invalid_image` (the image itself is unusable, whatever it shows) rather than
+ * `card_not_found`.
  */
-export const IMAGE_LIMITS = {
-  maxBytes: 15 * 1024 * 1024,
-  maxPixels: 40_000_000,
-  minShortSide: 200,
-} as const;
+export const IMAGE_LIMITS = SCAN_IMAGE_LIMITS;
 
 export type ImageFormat = 'jpeg' | 'png';
 
@@ -78,10 +75,7 @@ export async function probeImage(bytes: Uint8Array): Promise<ImageInfo> {
     );
   }
   if (Math.min(width, height) < IMAGE_LIMITS.minShortSide) {
-    throw new AppError(
-      'invalid_image',
-      `Image is ${width} x ${height} pixels; at least ${IMAGE_LIMITS.minShortSide} pixels are needed on the short side.`,
-    );
+    throw new AppError('invalid_image', photoTooSmallDetail(width, height));
   }
   return { format, width, height, orientation, bytes: bytes.length };
 }

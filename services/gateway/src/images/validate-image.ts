@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { photoTooSmallDetail } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import { fileTypeFromBuffer } from 'file-type';
 import sharp, { type Metadata } from 'sharp';
@@ -15,6 +16,8 @@ export interface ValidateImageOptions {
   maxBytes: number;
   /** Largest accepted width * height, checked on the header before any pixel is decoded (e.g. 50_000_000). */
   maxPixels: number;
+  /** Smallest accepted short side (as displayed) in pixels: a smaller photo cannot be graded. */
+  minShortSide: number;
 }
 
 export interface ValidatedImage {
@@ -48,10 +51,10 @@ function describeMegapixels(pixels: number): string {
 
 /**
  * Checks that `bytes` is a complete, decodable JPEG or PNG within the size and pixel limits.
- * Throws AppError `image_too_large` (encoded size) or `invalid_image` (type, dimensions, corruption).
+ * Throws AppError `image_too_large` (encoded size) or `invalid_image` (type, dimensions, too small to grade, corruption).
  */
 export async function validateImageBytes(bytes: Uint8Array, options: ValidateImageOptions): Promise<ValidatedImage> {
-  const { maxBytes, maxPixels } = options;
+  const { maxBytes, maxPixels, minShortSide } = options;
   if (bytes.byteLength > maxBytes) {
     throw new AppError('image_too_large', `image is larger than ${describeBytes(maxBytes)}`);
   }
@@ -93,10 +96,14 @@ export async function validateImageBytes(bytes: Uint8Array, options: ValidateIma
   }
 
   const oriented = meta.autoOrient;
+  const width = oriented?.width ?? meta.width;
+  const height = oriented?.height ?? meta.height;
+  // Refused here, before the scan is created and charged, not by the engine after a 202.
+  if (Math.min(width, height) < minShortSide) throw new AppError('invalid_image', photoTooSmallDetail(width, height));
   return {
     contentType: accepted.contentType,
-    width: oriented?.width ?? meta.width,
-    height: oriented?.height ?? meta.height,
+    width,
+    height,
     sha256: createHash('sha256').update(bytes).digest('hex'),
     sizeBytes: bytes.byteLength,
   };

@@ -1,6 +1,6 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import multer from 'multer';
-import type { commonV1 } from '@cardlens/contracts';
+import { SCAN_IMAGE_LIMITS, type commonV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import type { Downstream } from '../downstream';
 import { authenticate, authOf, sendAuthenticated } from '../http/authenticated';
@@ -19,9 +19,7 @@ export interface ImageFetchSettings {
 }
 
 /** Per image, uploaded or fetched (the API's 15 MB). */
-const MAX_IMAGE_BYTES = 15 * 1024 * 1024;
-/** Largest width * height accepted, checked on the header before decoding. */
-const MAX_IMAGE_PIXELS = 40_000_000;
+const MAX_IMAGE_BYTES = SCAN_IMAGE_LIMITS.maxBytes;
 
 const MULTIPART_LIMITS = {
   fileSize: MAX_IMAGE_BYTES,
@@ -71,7 +69,7 @@ export function scanRoutes(deps: { downstream: Downstream; limiters: RateLimiter
       const bytes = 'url' in source
         ? await fetchImage(source.url, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: images.fetchTimeoutMs, allowLoopbackForTests: images.allowLoopback })
         : source.content;
-      await validateImageBytes(bytes, { maxBytes: MAX_IMAGE_BYTES, maxPixels: MAX_IMAGE_PIXELS });
+      await validateImageBytes(bytes, SCAN_IMAGE_LIMITS);
       return bytes;
     } catch (error) {
       // Name the field; the detail of the intake errors never contains the URL or any image data.

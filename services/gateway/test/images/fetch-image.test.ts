@@ -165,7 +165,7 @@ describe('fetchImage against a local server (loopback allowed)', () => {
     const local = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(png));
     try {
       const bytes = await fetchImage(`${local.origin}/card.jpg`, LOCAL);
-      await expect(validateImageBytes(bytes, { maxBytes: 15 * MB, maxPixels: 50_000_000 })).resolves.toMatchObject({
+      await expect(validateImageBytes(bytes, { maxBytes: 15 * MB, maxPixels: 50_000_000, minShortSide: 1 })).resolves.toMatchObject({
         contentType: 'image/png',
         width: 40,
         height: 30,

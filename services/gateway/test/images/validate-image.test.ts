@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { describe, it, expect, beforeAll } from '@jest/globals';
 import sharp from 'sharp';
+import { SCAN_IMAGE_LIMITS } from '@cardlens/contracts';
 import { validateImageBytes } from '../../src/images/validate-image';
 import { expectAppError } from './helpers';
 
-const LIMITS = { maxBytes: 15 * 1024 * 1024, maxPixels: 50_000_000 };
+// A low short-side minimum so the small fixtures below exercise the other rules; the API's own is tested apart.
+const LIMITS = { maxBytes: 15 * 1024 * 1024, maxPixels: 50_000_000, minShortSide: 50 };
 
 /** Noise so the encoded files are not trivially small and cutting them in half really truncates pixel data. */
 function noise(width: number, height: number, channels: 3 | 4 = 3): Buffer {
@@ -89,6 +91,21 @@ describe('validateImageBytes', () => {
     const upload = { originalname: 'card-front.jpg', mimetype: 'image/jpeg', buffer: png };
     const result = await validateImageBytes(upload.buffer, LIMITS);
     expect(result.contentType).toBe('image/png');
+  });
+
+  it("refuses a photo under the API's short-side minimum, saying why and what is needed", async () => {
+    const small = await sharp(noise(150, 200), { raw: { width: 150, height: 200, channels: 3 } }).jpeg().toBuffer();
+    const error = await expectAppError(validateImageBytes(small, SCAN_IMAGE_LIMITS), 'invalid_image');
+    expect(error.detail).toBe(
+      'the photo is 150 x 200 pixels, too small to grade: at least 200 pixels are needed on the short side, and 1000 or more with the card filling most of the frame for a full grade',
+    );
+    const enough = await sharp(noise(200, 260), { raw: { width: 200, height: 260, channels: 3 } }).jpeg().toBuffer();
+    await expect(validateImageBytes(enough, SCAN_IMAGE_LIMITS)).resolves.toMatchObject({ width: 200, height: 260 });
+  });
+
+  it('judges the short side as displayed, after EXIF rotation', async () => {
+    const turned = await sharp(noise(400, 150), { raw: { width: 400, height: 150, channels: 3 } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    await expectAppError(validateImageBytes(turned, SCAN_IMAGE_LIMITS), 'invalid_image', /150 x 400 pixels, too small to grade/);
   });
 
   it('reports dimensions as displayed when EXIF orientation rotates the image', async () => {
