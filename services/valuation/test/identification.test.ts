@@ -7,6 +7,7 @@ import type { CandidateCard } from '../src/identification/candidate';
 import { decodeVector, encodeVector, FingerprintIndex } from '../src/identification/fingerprint-index';
 import { chooseParallel, scoreCandidate } from '../src/identification/rank';
 import { readEvidence, type Evidence } from '../src/identification/read-evidence';
+import { candidateShares } from '../src/use-cases/identify-card';
 import { FINGERPRINT_DIMS } from '../src/service';
 
 const evidence = (e: Partial<Evidence>): Evidence => ({ titleText: '', numberText: '', serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', ...e });
@@ -121,5 +122,19 @@ describe('FingerprintIndex', () => {
   });
   it('uses the vision engine fingerprint size', () => {
     expect(FINGERPRINT_DIMS).toBe(VISION_FINGERPRINT_DIMS);
+  });
+});
+
+describe('candidateShares', () => {
+  it('is one distribution, best first: the answer is never less likely than a runner-up', () => {
+    const shares = candidateShares([9, 8.9, 4, -2]);
+    expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+    for (const s of shares.slice(1)) expect(s).toBeLessThanOrEqual(shares[0]!);
+    expect(shares[0]).toBeCloseTo(shares[1]! * Math.exp(0.15), 9);
+  });
+  it('a two-way split is the margin logistic; a lone candidate is compared with one 6 points below', () => {
+    expect(candidateShares([5, 3])[0]).toBeCloseTo(1 / (1 + Math.exp(-3)), 9);
+    expect(candidateShares([5])[0]).toBeCloseTo(1 / (1 + Math.exp(-9)), 9);
+    expect(candidateShares([])).toEqual([]);
   });
 });

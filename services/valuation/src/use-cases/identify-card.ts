@@ -196,37 +196,55 @@ export async function identifyCard(
   const cards = read.nameKey || read.numberKeys.length > 0 || nearest.length > 0 ? await retrieve(deps.prisma, read, nearest.map((h) => h.cardId)) : [];
   const refSims = evidence.fingerprint.length > 0 && deps.fingerprints.size > 0 ? deps.fingerprints.similarities(evidence.fingerprint, new Set(cards.map((c) => c.id))) : new Map<string, number>();
   const scored = cards.map((c) => scoreCandidate(read, c, refSims.get(c.id) ?? null)).sort((a, b) => b.score - a.score || a.card.id.localeCompare(b.card.id));
-  const candidates = scored.slice(0, 6).map((s) => ({ cardId: s.card.id, identification: identificationOf(s.card, chooseParallel(read, s.card)), score: s.score }));
+  // One distribution over the leading candidates, so the answer is always the most likely card and every
+  // candidate's confidence reads on the same scale as the answer's.
+  const shares = candidateShares(scored.slice(0, CANDIDATES_KEPT).map((s) => s.score));
+  const candidates = scored.slice(0, CANDIDATES_KEPT).map((s, i) => ({ cardId: s.card.id, identification: identificationOf(s.card, chooseParallel(read, s.card)), score: shares[i]! }));
   const best = scored[0];
   const uniqueName = best !== undefined && scored.filter((s) => s.card.nameKey === best.card.nameKey).length === 1;
   const reason = best ? supported(best, read, uniqueName) : read.nameKey || read.numberKeys.length > 0 ? 'no catalog card agrees with the title and number read' : 'no title or number could be read';
   if (!best || reason !== null) {
+    // Not claimed: the candidates are what the evidence resembled, none of them as likely as a match.
+    const confidence = Math.min(0.3, 0.1 + 0.2 * (best?.nameSimilarity ?? 0));
     return {
       identification: identificationFromEvidence(evidence, read),
-      confidence: Math.min(0.3, 0.1 + 0.2 * (best?.nameSimilarity ?? 0)),
+      confidence: round3(confidence),
       inCatalog: false,
       cardId: null,
-      candidates: candidates.map((c) => ({ ...c, score: squash(c.score) })),
+      candidates: candidates.map((c) => ({ ...c, score: round3(Math.min(c.score, confidence)) })),
       reason,
       explain: best?.explain ?? null,
     };
   }
-  // Margin over the runner-up as a two-way softmax, times how complete the evidence was.
-  const runnerUp = scored[1]?.score ?? best.score - 6;
-  const margin = 1 / (1 + Math.exp(-1.5 * (best.score - runnerUp)));
+  // The winner's share of the evidence, times how complete the evidence was; the runners-up keep their shares
+  // under the same factor, so none of them can read as more likely than the answer.
   const strength = Math.min(1, 0.5 + 0.5 * best.nameSimilarity + (best.numberMatch ? 0.2 : 0));
   return {
     identification: identificationOf(best.card, chooseParallel(read, best.card)),
-    confidence: Math.round(margin * strength * 1000) / 1000,
+    confidence: round3(shares[0]! * strength),
     inCatalog: true,
     cardId: best.card.id,
-    candidates: candidates.slice(1).map((c) => ({ ...c, score: squash(c.score) })),
+    candidates: candidates.slice(1).map((c) => ({ ...c, score: round3(c.score * strength) })),
     reason: null,
     explain: best.explain,
   };
 }
 
-/** Scores to 0-1 for clients (a logistic of the summed votes). */
-function squash(score: number): number {
-  return Math.round((1 / (1 + Math.exp(-(score - 4) / 2))) * 1000) / 1000;
+const CANDIDATES_KEPT = 6;
+/** Score units per factor e in likelihood: the two-way case is the margin logistic 1 / (1 + e^(-1.5 d)). */
+const SCORE_SHARPNESS = 1.5;
+/** The share of a lone candidate: as if a runner-up scored 6 below it. */
+const LONE_RUNNER_UP_GAP = 6;
+
+/** Softmax of the candidates' scores (best first); a lone candidate is compared with a virtual runner-up. */
+export function candidateShares(scores: number[]): number[] {
+  if (scores.length === 0) return [];
+  const top = scores[0]!;
+  const weights = scores.map((s) => Math.exp(SCORE_SHARPNESS * (s - top)));
+  if (scores.length === 1) weights.push(Math.exp(-SCORE_SHARPNESS * LONE_RUNNER_UP_GAP));
+  const total = weights.reduce((a, w) => a + w, 0);
+  return scores.map((_, i) => weights[i]! / total);
 }
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
