@@ -29,6 +29,20 @@ describe('classifyLines', () => {
     expect(f.otherText).toEqual(['STAGE 2', '80 HP']);
   });
 
+  it('a # inside flavour text is not the number when the bottom row prints a slash number', () => {
+    const f = classifyLines(
+      [
+        line('Pikachu', 60, 24),
+        line('It stores electricity in its cheeks (#173 in the index).', 700, 9),
+        line('049/195', 840, 9, 40),
+        line('Illus. Mitsuhiro Arita', 840, 8, 300),
+      ],
+      880,
+    );
+    expect(f.numberText).toBe('049/195');
+    expect(f.serialText).toBe('');
+  });
+
   it('tells a serial from the card number on a sports front', () => {
     const f = classifyLines(
       [

@@ -119,9 +119,13 @@ export function classifyLines(reads: ReadLine[], cardHeight: number): OcrFields 
   const lowest = usable.reduce<ReadLine | null>((lo, r) => (r.confidence >= 50 && (!lo || centreY(r) > centreY(lo)) ? r : lo), null);
   const onBottomRow = (r: ReadLine): boolean =>
     !!lowest && (sameRow(r, lowest) || (copy[0] !== undefined && sameRow(r, copy[0])) || centreY(r) > cardHeight * 0.93);
-  if (hashes.length > 0) {
+  // A `#173` inside flavour or attack text is no card number: a slash number printed on the bottom row
+  // (every Pokemon layout's collector number, `025/198`) outranks a # read anywhere but on that row.
+  const bottomSlash = slashes.some((c) => onBottomRow(c.read));
+  const numberHashes = bottomSlash ? hashes.filter((c) => onBottomRow(c.read)) : hashes;
+  if (numberHashes.length > 0) {
     // Prefer the biggest print (the front's corner number / the back's number box).
-    const h = [...hashes].sort((a, b) => b.read.line.glyphHeight - a.read.line.glyphHeight)[0]!;
+    const h = [...numberHashes].sort((a, b) => b.read.line.glyphHeight - a.read.line.glyphHeight)[0]!;
     numberText = h.text;
     used.add(h.read);
     const s = slashes.find((c) => c.read !== h.read);
