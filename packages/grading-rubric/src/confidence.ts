@@ -19,6 +19,7 @@ import { aggregateSeverities, gradeFromSeverity } from './curves';
 import { bgsSideGrade, centeringShares, type CenteringShares } from './centering';
 import { BACK_LENIENCY, normalCdf } from './overall';
 import { CORNER_IDS, EDGE_IDS } from './geometry';
+import { NOT_ASSESSED_FACTOR } from './not-assessed';
 import { assessCorner, assessEdge, assessSurfaceDefect } from './severity';
 import type {
   CardMeasurements,
@@ -26,6 +27,7 @@ import type {
   EdgeMeasurement,
   GradeOptions,
   MeasurementNoise,
+  NotAssessedReason,
   Side,
   SideMeasurements,
   SubGradeSet,
@@ -232,7 +234,7 @@ export interface ConfidenceResult {
 }
 
 /** Confidence per combined sub-grade and overall (geometric mean of the four). */
-export function confidences(m: CardMeasurements, subGrades: SubGradeSet, options: GradeOptions = {}): ConfidenceResult {
+export function confidences(m: CardMeasurements, subGrades: SubGradeSet, options: GradeOptions = {}, notAssessed: NotAssessedReason[] = []): ConfidenceResult {
   const noise = { ...DEFAULT_MEASUREMENT_NOISE, ...options.noise };
   const stability = subGradeStability(m, subGrades, noise);
   const q = options.quality ?? {};
@@ -248,6 +250,9 @@ export function confidences(m: CardMeasurements, subGrades: SubGradeSet, options
     let c = stability[k] * det;
     if (k === 'surface') c *= vis;
     if (!m.back) c *= MISSING_BACK_FACTOR[k];
+    // An aspect the photo could not support was graded as nothing seen: that grade is a bound, not a reading.
+    if (notAssessed.some((r) => r.item === `front_${k}`)) c *= NOT_ASSESSED_FACTOR;
+    if (m.back && notAssessed.some((r) => r.item === `back_${k}`)) c *= MISSING_BACK_FACTOR[k];
     sub[k] = round3(c);
     st[k] = round3(stability[k]);
   }

@@ -9,12 +9,13 @@ import { gradeLabel } from './names';
 import { gradeDistribution, overallDetail, predictedProfessionalGrade } from './overall';
 import { gradeSides } from './sides';
 import { DISCLAIMER, explain } from './text';
-import type { CardMeasurements, CenteringResult, GradeOptions, NotAssessedItem, RubricResult } from './types';
+import { notAssessedReasons, withoutUnsupported } from './not-assessed';
+import type { CardMeasurements, CenteringResult, GradeOptions, RubricResult } from './types';
 
 /** Bumped whenever a threshold or rule changes (generated labels record it). */
 export const RUBRIC_VERSION = '1.0.0';
 
-export const BACK_NOT_ASSESSED: readonly NotAssessedItem[] = ['back_centering', 'back_corners', 'back_edges', 'back_surface'];
+export { BACK_NOT_ASSESSED } from './not-assessed';
 
 /** Centering of both sides with the PSA cap, the BGS-like sub-grade and the CGC reference cap. */
 export function assessCentering(m: CardMeasurements): CenteringResult {
@@ -33,17 +34,19 @@ export function assessCentering(m: CardMeasurements): CenteringResult {
 }
 
 /** Grade a card from its measurements. See GRADING.md for every rule and threshold. */
-export function gradeCard(m: CardMeasurements, options: GradeOptions = {}): RubricResult {
+export function gradeCard(measured: CardMeasurements, options: GradeOptions = {}): RubricResult {
+  const notAssessed = notAssessedReasons(measured, options);
+  const m = withoutUnsupported(measured, notAssessed);
   const { front, back, subGrades } = gradeSides(m);
   const centering = assessCentering(m);
   const overall = overallDetail(subGrades);
   const predicted = predictedProfessionalGrade(overall.grade, centering.psaCap);
-  const conf = confidences(m, subGrades, options);
+  const conf = confidences(m, subGrades, options, notAssessed);
   const detailed = [...sideDefects('front', m.front), ...(m.back ? sideDefects('back', m.back) : [])];
   const text = explain(
     back
-      ? { subGrades, front, back, centering, overall, predicted, defects: detailed }
-      : { subGrades, front, centering, overall, predicted, defects: detailed },
+      ? { subGrades, front, back, centering, overall, predicted, defects: detailed, notAssessed }
+      : { subGrades, front, centering, overall, predicted, defects: detailed, notAssessed },
   );
   return {
     rubricVersion: RUBRIC_VERSION,
@@ -58,7 +61,8 @@ export function gradeCard(m: CardMeasurements, options: GradeOptions = {}): Rubr
     centering,
     defects: detailed.map((d) => d.defect),
     limitingFactors: text.limitingFactors,
-    notAssessed: m.back ? [] : [...BACK_NOT_ASSESSED],
+    notAssessed: notAssessed.map((r) => r.item),
+    notAssessedReasons: notAssessed,
     gradeDistribution: gradeDistribution(predicted, conf.overall),
     summary: text.summary,
     justification: text.justification,

@@ -5,7 +5,8 @@
  */
 export type * from './types';
 export * from './geometry';
-export { gradeCard, assessCentering, RUBRIC_VERSION, BACK_NOT_ASSESSED } from './grade-card';
+export { gradeCard, assessCentering, RUBRIC_VERSION } from './grade-card';
+export { BACK_NOT_ASSESSED, NOT_ASSESSED_FACTOR, notAssessedReasons } from './not-assessed';
 export {
   type Anchors,
   gradeFromAnchors,

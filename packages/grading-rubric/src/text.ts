@@ -16,7 +16,7 @@ import {
 } from './defects';
 import { countWord, formatGrade, gradeLabel, gradeLongName, qualifier } from './names';
 import { cornerLocation, edgeLocation } from './geometry';
-import type { CenteringResult, LimitingFactor, Side, SideCentering, SideGrades, SubGradeName, SubGradeSet } from './types';
+import type { CenteringResult, LimitingFactor, NotAssessedItem, NotAssessedReason, Side, SideCentering, SideGrades, SubGradeName, SubGradeSet } from './types';
 
 export const DISCLAIMER =
   'Grades are AI estimates from photos, not certified grades from a grading company.';
@@ -29,6 +29,8 @@ export interface TextContext {
   overall: OverallDetail;
   predicted: number;
   defects: DetailedDefect[];
+  /** Aspects the photos could not support (the missing back's included), with reasons. */
+  notAssessed: NotAssessedReason[];
 }
 
 export interface Explanation {
@@ -257,6 +259,12 @@ export function explain(ctx: TextContext): Explanation {
   if (!ctx.back) {
     sentences.push('The back was not photographed, so back centering, corners, edges and surface were not assessed and the confidences are lower.');
   }
+  const unsupported = ctx.notAssessed.filter((r) => ctx.back || !r.item.startsWith('back_'));
+  if (unsupported.length > 0) {
+    sentences.push(
+      `Not assessed, so graded as nothing seen (an upper bound, with a lower confidence): ${unsupported.map((r) => `${itemWords(r.item)} (${r.reason})`).join('; ')}.`,
+    );
+  }
   sentences.push(DISCLAIMER);
 
   // Summary: what limits the predicted grade first, then the next worst category.
@@ -282,6 +290,7 @@ export function explain(ctx: TextContext): Explanation {
   }
   if (phrases.length === 0) phrases.push('no flaw beyond the tolerance of a 10 was measured');
   if (!ctx.back) phrases.push('back not assessed');
+  if (unsupported.length > 0) phrases.push(`${unsupported.map((r) => itemWords(r.item)).join(', ')} not assessed from the photo`);
   const summary =
     `AI estimate ${gradeLongName(o.grade)} ${formatGrade(o.grade)} (predicted professional grade ${ctx.predicted}): ` +
     `${phrases.join('; ')}.`;
@@ -294,4 +303,9 @@ function bgsLimitingCentering(ctx: TextContext): string {
   const side: Side = back && back.bgsGrade < front.bgsGrade ? 'back' : 'front';
   const c = side === 'front' ? front : back!;
   return `${side} centering ${axisDisplay(c)} ${c.worstAxis}`;
+}
+
+/** `front_corners` → `front corners`. */
+function itemWords(item: NotAssessedItem): string {
+  return item.replace('_', ' ');
 }

@@ -124,6 +124,12 @@ export interface SideQuality {
   detectionConfidence?: number;
   /** Fraction of the surface that could be inspected (glare, sleeve reflections, blur lower it). Default 1. */
   surfaceVisibility?: number;
+  /**
+   * Aspects of this side the photo cannot support, each with the reason in words (e.g. the card spans too few
+   * pixels per mm for its corners). Such an aspect is graded as "nothing seen" (an upper bound: never lowered
+   * by what the engine could not see), listed in `notAssessed` with its reason, and its confidence drops.
+   */
+  notAssessed?: Partial<Record<SubGradeName, string>>;
 }
 
 /** Options of gradeCard. */
@@ -233,7 +239,13 @@ export interface LimitingFactor {
   text: string;
 }
 
-export type NotAssessedItem = 'back_centering' | 'back_corners' | 'back_edges' | 'back_surface';
+export type NotAssessedItem = `${Side}_${SubGradeName}`;
+
+/** Why an aspect was not assessed, in words. */
+export interface NotAssessedReason {
+  item: NotAssessedItem;
+  reason: string;
+}
 
 export interface GradeProbability {
   /** Integer professional grade 1..10. */
@@ -263,8 +275,10 @@ export interface RubricResult {
   centering: CenteringResult;
   defects: RubricDefect[];
   limitingFactors: LimitingFactor[];
-  /** What could not be assessed (the back when it is missing). */
+  /** What could not be assessed (the back when it is missing; aspects the photos cannot support). */
   notAssessed: NotAssessedItem[];
+  /** The reason for each entry of notAssessed, in the same order. */
+  notAssessedReasons: NotAssessedReason[];
   /** Probability over integer professional grades 1..10 (sums to 1). */
   gradeDistribution: GradeProbability[];
   /** One sentence. */

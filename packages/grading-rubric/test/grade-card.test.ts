@@ -187,6 +187,52 @@ describe('gradeCard: missing back', () => {
   });
 });
 
+describe('gradeCard: aspects the photo cannot support', () => {
+  const worn = (): CardMeasurements => {
+    const card = mintCard();
+    card.front.corners.TL.roundingRadiusMm = 2; // what a mis-read outline can look like
+    card.front.surface.push(crease(30));
+    card.front.centering = borders(88);
+    return card;
+  };
+  const reasons = { corners: 'the card spans 4.1 px/mm in the photo; corners need 8', surface: 'a sleeve covers the surface', centering: 'no printed frame line was found on the left border' };
+
+  it('grades them as nothing seen, lists them with their reasons and lowers their confidences', () => {
+    const seen = gradeCard(worn());
+    const limited = gradeCard(worn(), { quality: { front: { notAssessed: reasons } } });
+    expect(seen.subGrades).toMatchObject({ corners: 6, surface: 3.5 });
+    expect(limited.subGrades).toEqual({ centering: 10, corners: 10, edges: 10, surface: 10 });
+    expect(limited.notAssessed).toEqual(['front_centering', 'front_corners', 'front_surface']);
+    expect(limited.notAssessedReasons).toEqual([
+      { item: 'front_centering', reason: reasons.centering },
+      { item: 'front_corners', reason: reasons.corners },
+      { item: 'front_surface', reason: reasons.surface },
+    ]);
+    expect(limited.defects).toEqual([]);
+    const mint = gradeCard(mintCard());
+    for (const k of ['centering', 'corners', 'surface'] as const) expect(limited.subGradeConfidences[k]).toBeLessThanOrEqual(0.3 * mint.subGradeConfidences[k] + 1e-9);
+    expect(limited.subGradeConfidences.edges).toBe(mint.subGradeConfidences.edges);
+    expect(limited.justification).toContain(`front corners (${reasons.corners})`);
+    expect(limited.summary).toContain('front centering, front corners, front surface not assessed from the photo');
+  });
+
+  it('never lowers a grade: with any aspect unsupported every grade is at least the measured one', () => {
+    fc.assert(
+      fc.property(cardArb, fc.subarray(['centering', 'corners', 'edges', 'surface'] as const, { minLength: 1 }), fc.boolean(), (card, aspects, onBack) => {
+        const side = onBack && card.back ? 'back' : 'front';
+        const notAssessed = Object.fromEntries(aspects.map((a) => [a, 'not visible']));
+        const measured = gradeCard(card);
+        const limited = gradeCard(card, { quality: { [side]: { notAssessed } } });
+        expect(limited.grade).toBeGreaterThanOrEqual(measured.grade);
+        expect(limited.predictedGrade).toBeGreaterThanOrEqual(measured.predictedGrade);
+        for (const k of ['centering', 'corners', 'edges', 'surface'] as const) expect(limited.subGrades[k]).toBeGreaterThanOrEqual(measured.subGrades[k]);
+        expect(limited.notAssessed).toEqual(expect.arrayContaining(aspects.map((a) => `${side}_${a}`)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('gradeCard: confidences', () => {
   it('drop with detection confidence and surface visibility and stay in [0, 1]', () => {
     const m = mintCard();
