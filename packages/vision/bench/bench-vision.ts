@@ -16,6 +16,7 @@ import { createCardEngine, type CardAnalysis } from '../src/engine';
 
 const N = Number(process.env.BENCH_N ?? 500);
 const FIRST = Number(process.env.BENCH_FIRST_SEED ?? EVAL_SEED_START);
+const MEGAPIXELS = process.env.BENCH_MEGAPIXELS ? Number(process.env.BENCH_MEGAPIXELS) : undefined;
 const SUB = ['centering', 'corners', 'edges', 'surface'] as const;
 
 interface Row {
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
   process.stderr.write(`bench:vision: ${N} eval pairs from seed ${FIRST}, backend ${engine.backend}\n`);
   for (let i = 0; i < N; i++) {
     const seed = FIRST + i;
-    const sample = await generateSample(seed);
+    const sample = await generateSample(seed, MEGAPIXELS ? { photo: { megapixels: MEGAPIXELS } } : {});
     const { label } = sample;
     const megapixels = label.photo.front.megapixels;
     const t = performance.now();

@@ -23,6 +23,7 @@ import { calibrateSide } from './models/calibration';
 import { createModelRuntime, type ModelRuntime } from './models/runtime';
 import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
+import { photoSupport, type PhotoSupport } from './photo-support';
 
 export const ENGINE_VERSION = 'cardlens-vision-1';
 export type { IdentificationEvidence } from './evidence/extract';
@@ -46,6 +47,8 @@ export interface SideAnalysis {
   photo: { image: RgbImage; quad: Quad };
   condition: ConditionAnalysis;
   measurements: SideMeasurements;
+  /** What this photo can support: resolution on the card, blur, and the aspects it cannot (with reasons). */
+  support: PhotoSupport;
 }
 
 /**
@@ -126,6 +129,7 @@ export async function analyzeSide(
     photo: { image: located.work, quad: located.quadWork },
     condition,
     measurements: sideMeasurements(condition, frame),
+    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering }),
     timingsMs: { ...prefix('locate.', located.timingsMs), locate: t1 - t0, centering: t2 - t1, rectify: t3 - t2, condition: t4 - t3 },
   };
 }
@@ -133,7 +137,7 @@ export async function analyzeSide(
 /** Grades measured sides with the rubric; a missing back is reported as not assessed by the rubric itself. */
 export function gradeSides(front: SideAnalysis, back?: SideAnalysis): RubricResult {
   const measurements: CardMeasurements = { front: front.measurements, ...(back ? { back: back.measurements } : {}) };
-  const quality = (s: SideAnalysis) => ({ detectionConfidence: s.detectionConfidence, surfaceVisibility: s.condition.surfaceVisibility });
+  const quality = (s: SideAnalysis) => ({ detectionConfidence: s.detectionConfidence, surfaceVisibility: s.condition.surfaceVisibility, notAssessed: s.support.notAssessed });
   return gradeCard(measurements, { quality: { front: quality(front), ...(back ? { back: quality(back) } : {}) } });
 }
 

@@ -43,6 +43,11 @@ export interface ConditionAnalysis {
   quality: { noise: number; blurPx: number };
 }
 
+/** Share of a line defect's path inside dense print above which it is taken for the print itself. */
+const MAX_PRINT_SHARE = 0.5;
+/** A crease at least this long (mm) is claimed even through dense print. */
+const CREASE_THROUGH_PRINT_MM = 30;
+
 const CORNER_NAMES: Record<CornerId, string> = {
   TL: 'top-left corner',
   TR: 'top-right corner',
@@ -165,9 +170,23 @@ export function measureCondition(img: RgbImage, options: ConditionOptions = {}):
   const r3 = (v: number) => Math.round(v * 1000) / 1000;
   const inside = (f: SurfaceFinding, b: BlobFinding) =>
     f.xMm >= b.xMm - 0.5 && f.yMm >= b.yMm - 0.5 && f.xMm + f.wMm <= b.xMm + b.wMm + 0.5 && f.yMm + f.hMm <= b.yMm + b.hMm + 0.5;
+  // Print is not damage: a line that runs mostly through dense print (text, rules, art detail, holo pattern)
+  // is the design's own edge far more often than a scratch, so it is not claimed there. A long crease still is:
+  // it crosses the design whatever is printed.
+  const printShare = (f: SurfaceFinding): number => {
+    const pts = f.pathMm ?? [[f.xMm + f.wMm / 2, f.yMm + f.hMm / 2]];
+    let n = 0;
+    for (const [x, y] of pts) {
+      const px = Math.min(W - 1, Math.max(0, Math.round(x * ppm)));
+      const py = Math.min(H - 1, Math.max(0, Math.round(y * ppm)));
+      n += clutter.mask[py * W + px]!;
+    }
+    return n / pts.length;
+  };
+  const isPrint = (f: SurfaceFinding): boolean => printShare(f) > MAX_PRINT_SHARE && !(f.kind === 'crease' && (f.lengthMm ?? 0) >= CREASE_THROUGH_PRINT_MM);
   const surface: SurfaceFinding[] = [
     // scuff marks and dent rims are not scratches of their own
-    ...lines.findings.filter((f) => !blobs.some((b) => (b.kind === 'scuff' || b.kind === 'dent') && inside(f, b))),
+    ...lines.findings.filter((f) => !isPrint(f) && !blobs.some((b) => (b.kind === 'scuff' || b.kind === 'dent') && inside(f, b))),
     ...blobs.map((b) => ({
       kind: b.kind,
       areaMm2: r3(b.areaMm2),

@@ -1,0 +1,56 @@
+import { describe, expect, it } from '@jest/globals';
+import type { CenteringResult } from './geometry/centering';
+import type { Quad } from './image/types';
+import { photoSupport, PHOTO_SUPPORT_LIMITS } from './photo-support';
+
+/** An upright card quad spanning pxPerMm pixels per mm. */
+const quad = (pxPerMm: number): Quad => [[0, 0], [63 * pxPerMm, 0], [63 * pxPerMm, 88 * pxPerMm], [0, 88 * pxPerMm]];
+
+function centering(mm: { left: number; right: number; top: number; bottom: number }, confidence: number): CenteringResult {
+  const border = (side: 'left' | 'right' | 'top' | 'bottom') => ({
+    side, widthMm: mm[side], outerOffsetMm: 0, frameMm: mm[side], frameTilt: 0, frameSigmaMm: 0.02, outerSigmaMm: 0.02, frameInliers: 1, outerInliers: 1, confidence,
+  });
+  return {
+    leftMm: mm.left, rightMm: mm.right, topMm: mm.top, bottomMm: mm.bottom,
+    leftRight: (100 * mm.left) / (mm.left + mm.right), topBottom: (100 * mm.top) / (mm.top + mm.bottom),
+    confidence,
+    borders: { left: border('left'), right: border('right'), top: border('top'), bottom: border('bottom') },
+  };
+}
+const centred = centering({ left: 3, right: 3, top: 3, bottom: 3 }, 1);
+
+describe('photoSupport', () => {
+  it('a sharp photo with enough pixels on the card supports every aspect', () => {
+    const s = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred });
+    expect(s.pxPerMm).toBeCloseTo(20, 6);
+    expect(s.notAssessed).toEqual({});
+  });
+
+  it('too few pixels per mm: corners, edges and surface are not assessed, saying how many there are and are needed', () => {
+    const s = photoSupport({ quadPx: quad(6), blurPx: 0.7, centering: centred });
+    expect(Object.keys(s.notAssessed).sort()).toEqual(['corners', 'edges', 'surface']);
+    expect(s.notAssessed.corners).toBe('the card spans 6 pixels per mm in the photo; 8 are needed to see wear of a few tenths of a mm');
+    expect(photoSupport({ quadPx: quad(4), blurPx: 0.7, centering: centred }).notAssessed.centering).toMatch(/4 pixels per mm .* 5 are needed/);
+  });
+
+  it('a blurred photo: wear is not assessed, centering still is', () => {
+    const s = photoSupport({ quadPx: quad(20), blurPx: 2.5, centering: centred });
+    expect(s.blurMm).toBeCloseTo(0.25, 6);
+    expect(s.notAssessed.surface).toMatch(/blurred by about 0.25 mm; at most 0.15 mm/);
+    expect(s.notAssessed.centering).toBeUndefined();
+  });
+
+  it('centering: a weak frame fit is believed while it costs nothing or while its lines form a frame', () => {
+    const weakCentred = centering({ left: 3.1, right: 2.9, top: 3, bottom: 3 }, 0.2);
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakCentred }).notAssessed).toEqual({});
+    const weakShifted = centering({ left: 4.2, right: 1.8, top: 3.5, bottom: 2.5 }, 0.2);
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakShifted }).notAssessed).toEqual({});
+    // The art's edge taken for the bottom frame line: 0.5 + 8 mm top-bottom against 6 mm left-right.
+    const inArt = centering({ left: 3, right: 3, top: 0.5, bottom: 8 }, 0.2);
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: inArt }).notAssessed.centering).toBe(
+      'the printed frame was not found with confidence (weakest fit: the left border, 0.2), and the lines found do not form a frame (left + right 6 mm, top + bottom 8.5 mm)',
+    );
+    const confident = centering({ left: 3, right: 3, top: 0.5, bottom: 8 }, PHOTO_SUPPORT_LIMITS.centeringMinConfidence);
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: confident }).notAssessed).toEqual({});
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * What one side's photo can support. The measurements assume a sharp photo with enough pixels on the card: below
+ * that, small wear and the printed frame are not resolved, and what the detectors report is the photo's own
+ * texture (JPEG blocks, print dots, blur) rather than the card's condition. Each aspect the photo cannot support
+ * is named with the reason in words; the rubric then grades it as nothing seen and says so (GRADING.md, "Photos
+ * that cannot support a measurement"). The limits were set on generated photos rendered at falling resolutions
+ * (`npm run bench:vision` with BENCH_MEGAPIXELS), where the sub-grade errors start to grow.
+ */
+import type { SubGradeName } from '@cardlens/grading-rubric';
+import type { CenteringResult } from './geometry/centering';
+import { CANONICAL_PX_PER_MM } from './geometry/homography';
+import type { Quad } from './image/types';
+
+export const PHOTO_SUPPORT_LIMITS = {
+  /** Pixels per mm of card in the photo below which corner, edge and surface wear (0.1-0.5 mm) is not resolved. */
+  wearMinPxPerMm: 8,
+  /** Blur (gaussian sigma, mm on the card) above which the same wear is smeared away. */
+  wearMaxBlurMm: 0.15,
+  /** Pixels per mm below which a border (2-4 mm) cannot be measured to a few hundredths of its width. */
+  centeringMinPxPerMm: 5,
+  /**
+   * Centering confidence (the weakest border's frame and outline fits) below which the frame may not have been
+   * found: such a reading is only used while it costs nothing (worse axis within 60/40, still a 9 or better).
+   */
+  centeringMinConfidence: 0.5,
+  centeringUnconfirmedMaxShare: 60,
+  /** Difference (mm) between the two axes' border totals beyond which four found lines are not one frame. */
+  centeringFrameMismatchMm: 1.5,
+} as const;
+
+export interface PhotoSupport {
+  /** Pixels per mm of the card in the photo (mean of its two long sides over 88 mm). */
+  pxPerMm: number;
+  /** Measured blur of the rectified side as a gaussian sigma in mm on the card. */
+  blurMm: number;
+  /** Aspects this photo cannot support, with the reason. */
+  notAssessed: Partial<Record<SubGradeName, string>>;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** Pixels per mm of the card in the photo: its long sides (TL-BL, TR-BR) in pixels over 88 mm. */
+export function cardPxPerMm(quad: Quad): number {
+  const len = (a: number, b: number) => Math.hypot(quad[a]![0] - quad[b]![0], quad[a]![1] - quad[b]![1]);
+  return (len(0, 3) + len(1, 2)) / 2 / 88;
+}
+
+/** The worse axis of a side's centering folded to 50-100 (70 for 30/70 or 70/30). */
+function worseAxisShare(c: CenteringResult): number {
+  return Math.max(c.leftRight, 100 - c.leftRight, c.topBottom, 100 - c.topBottom);
+}
+
+export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult }): PhotoSupport {
+  const L = PHOTO_SUPPORT_LIMITS;
+  const pxPerMm = cardPxPerMm(input.quadPx);
+  // Blur is measured on the rectified side (CANONICAL_PX_PER_MM); a photo with fewer pixels than that is at least
+  // as blurred as its own pixel pitch.
+  const blurMm = Math.max(input.blurPx / CANONICAL_PX_PER_MM, 0.5 / pxPerMm);
+  const notAssessed: PhotoSupport['notAssessed'] = {};
+  let wear: string | undefined;
+  if (pxPerMm < L.wearMinPxPerMm) {
+    wear = `the card spans ${round1(pxPerMm)} pixels per mm in the photo; ${L.wearMinPxPerMm} are needed to see wear of a few tenths of a mm`;
+  } else if (blurMm > L.wearMaxBlurMm) {
+    wear = `the photo is blurred by about ${round2(blurMm)} mm; at most ${L.wearMaxBlurMm} mm keeps wear of a few tenths of a mm visible`;
+  }
+  if (wear) {
+    notAssessed.corners = wear;
+    notAssessed.edges = wear;
+    notAssessed.surface = wear;
+  }
+  const c = input.centering;
+  if (pxPerMm < L.centeringMinPxPerMm) {
+    notAssessed.centering = `the card spans ${round1(pxPerMm)} pixels per mm in the photo; ${L.centeringMinPxPerMm} are needed to measure its borders`;
+  } else if (c.confidence < L.centeringMinConfidence && worseAxisShare(c) > L.centeringUnconfirmedMaxShare) {
+    // A weakly fitted frame is still believed when its four lines make a frame (a shifted print keeps both axes'
+    // border totals alike); when they do not, one of them is a line of the design, not the frame.
+    const lr = c.leftMm + c.rightMm;
+    const tb = c.topMm + c.bottomMm;
+    if (Math.abs(lr - tb) > L.centeringFrameMismatchMm) {
+      const weakest = (Object.values(c.borders) as CenteringResult['borders'][keyof CenteringResult['borders']][]).reduce((a, b) => (b.confidence < a.confidence ? b : a));
+      notAssessed.centering =
+        `the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)}), and the lines ` +
+        `found do not form a frame (left + right ${round1(lr)} mm, top + bottom ${round1(tb)} mm)`;
+    }
+  }
+  return { pxPerMm, blurMm, notAssessed };
+}
