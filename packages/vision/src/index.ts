@@ -13,5 +13,6 @@ export {
   type SideAnalysis,
 } from './engine';
 export { IMAGE_LIMITS } from './image/decode';
+export { PHOTO_SUPPORT_LIMITS, type PhotoSupport } from './photo-support';
 export { renderOverlay, type OverlayInput } from './overlay';
 export { FINGERPRINT_DIMS } from './evidence/fingerprint';

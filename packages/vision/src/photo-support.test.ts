@@ -40,6 +40,14 @@ describe('photoSupport', () => {
     expect(s.notAssessed.centering).toBeUndefined();
   });
 
+  it('an outline that is not a bare card\'s (a slab is about 0.6 as wide as tall) supports nothing', () => {
+    const slab: Quad = [[0, 0], [60 * 20, 0], [60 * 20, 100 * 20], [0, 100 * 20]];
+    const s = photoSupport({ quadPx: slab, blurPx: 0.7, centering: centred });
+    expect(s.outlineAspect).toBeCloseTo(0.6, 6);
+    expect(Object.keys(s.notAssessed).sort()).toEqual(['centering', 'corners', 'edges', 'surface']);
+    expect(s.notAssessed.edges).toBe("the outline found is 0.6 as wide as it is tall, not a bare card's 0.72: a slab, top-loader or sleeve, or not the card's own edge");
+  });
+
   it('centering: a weak frame fit is believed while it costs nothing or while its lines form a frame', () => {
     const weakCentred = centering({ left: 3.1, right: 2.9, top: 3, bottom: 3 }, 0.2);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakCentred }).notAssessed).toEqual({});

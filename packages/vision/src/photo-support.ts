@@ -26,6 +26,11 @@ export const PHOTO_SUPPORT_LIMITS = {
   centeringUnconfirmedMaxShare: 60,
   /** Difference (mm) between the two axes' border totals beyond which four found lines are not one frame. */
   centeringFrameMismatchMm: 1.5,
+  /**
+   * Width over height of the outline found in the photo outside which it is not a bare card's (63/88 = 0.716;
+   * tilted generated photos stay within 0.63-0.86): a slab, a top-loader or a sleeve's outline, or not the card.
+   */
+  outlineAspectRange: [0.64, 0.82],
 } as const;
 
 export interface PhotoSupport {
@@ -33,12 +38,20 @@ export interface PhotoSupport {
   pxPerMm: number;
   /** Measured blur of the rectified side as a gaussian sigma in mm on the card. */
   blurMm: number;
+  /** Width over height of the outline found (a bare card: 0.72). */
+  outlineAspect: number;
   /** Aspects this photo cannot support, with the reason. */
   notAssessed: Partial<Record<SubGradeName, string>>;
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** Width over height of the outline in the photo (mean of opposite sides). */
+export function outlineAspect(quad: Quad): number {
+  const len = (a: number, b: number) => Math.hypot(quad[a]![0] - quad[b]![0], quad[a]![1] - quad[b]![1]);
+  return (len(0, 1) + len(3, 2)) / (len(0, 3) + len(1, 2));
+}
 
 /** Pixels per mm of the card in the photo: its long sides (TL-BL, TR-BR) in pixels over 88 mm. */
 export function cardPxPerMm(quad: Quad): number {
@@ -58,6 +71,12 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
   // as blurred as its own pixel pitch.
   const blurMm = Math.max(input.blurPx / CANONICAL_PX_PER_MM, 0.5 / pxPerMm);
   const notAssessed: PhotoSupport['notAssessed'] = {};
+  const aspect = outlineAspect(input.quadPx);
+  if (aspect < L.outlineAspectRange[0] || aspect > L.outlineAspectRange[1]) {
+    // Everything measured relative to that outline would describe the holder (or the table), not the card.
+    const reason = `the outline found is ${round2(aspect)} as wide as it is tall, not a bare card's 0.72: a slab, top-loader or sleeve, or not the card's own edge`;
+    return { pxPerMm, blurMm, outlineAspect: aspect, notAssessed: { centering: reason, corners: reason, edges: reason, surface: reason } };
+  }
   let wear: string | undefined;
   if (pxPerMm < L.wearMinPxPerMm) {
     wear = `the card spans ${round1(pxPerMm)} pixels per mm in the photo; ${L.wearMinPxPerMm} are needed to see wear of a few tenths of a mm`;
@@ -84,5 +103,5 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
         `found do not form a frame (left + right ${round1(lr)} mm, top + bottom ${round1(tb)} mm)`;
     }
   }
-  return { pxPerMm, blurMm, notAssessed };
+  return { pxPerMm, blurMm, outlineAspect: aspect, notAssessed };
 }

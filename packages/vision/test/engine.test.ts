@@ -58,6 +58,20 @@ describe('engine on fixed generated pairs', () => {
     expect(analysis.grading.notAssessed).toEqual(expect.arrayContaining(['back_centering', 'back_corners', 'back_edges', 'back_surface']));
   }, 60_000);
 
+  it('a photo with too few pixels on the card: wear is not assessed, with the reason, and never lowers the grade', async () => {
+    // The heavily damaged card of the test above, photographed at 0.3 MP (about 5 px per mm on the card).
+    const { frontJpeg, backJpeg } = await generateSample(900_615, { photo: { megapixels: 0.3 } });
+    const analysis = await engine.analyzeCard({ front: frontJpeg, back: backJpeg });
+    const { grading } = analysis;
+    expect(analysis.sides.front.support.pxPerMm).toBeLessThan(8);
+    expect(grading.notAssessed).toEqual(expect.arrayContaining(['front_corners', 'front_edges', 'front_surface']));
+    const reason = grading.notAssessedReasons.find((r) => r.item === 'front_corners')!.reason;
+    expect(reason).toMatch(/^the card spans \d+(\.\d)? pixels per mm in the photo; 8 are needed/);
+    expect(grading.defects.filter((d) => d.side === 'front')).toEqual([]);
+    expect(grading.subGradeConfidences.corners).toBeLessThanOrEqual(0.3);
+    expect(grading.justification).toContain('Not assessed, so graded as nothing seen');
+  }, 60_000);
+
   it('draws the overlay and reads the identification evidence', async () => {
     const { frontJpeg, backJpeg, label } = await generateSample(900_603);
     const analysis = await engine.analyzeCard({ front: frontJpeg, back: backJpeg }, { overlay: true, evidence: true });

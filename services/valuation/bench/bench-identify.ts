@@ -17,21 +17,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { generateSample, EVAL_SEED_START, GENERATOR_VERSION, type CardLabel } from '@cardlens/card-synth';
-import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
 import { createCardEngine, ENGINE_VERSION } from '@cardlens/vision';
 import { PrismaClient } from '../src/db';
 import { FingerprintIndex } from '../src/identification/fingerprint-index';
 import { POKEMON_PRINTING_NAMES, pokemonStandardPrinting } from '../src/catalog/printings';
 import { printedSubsetKey, type ChosenParallel } from '../src/identification/rank';
 import type { Evidence } from '../src/identification/read-evidence';
-import { catalogCardCount, importCatalogFile } from '../src/use-cases/import-catalog';
+import { catalogCardCount } from '../src/use-cases/import-catalog';
+import { openCatalog } from './catalog';
 import { COLUMNS, identificationOf, identifyCard, toCandidate, type CandidateRow, type Identification } from '../src/use-cases/identify-card';
 
 const N = Number(process.env.BENCH_N ?? 1000);
 const FIRST = Number(process.env.BENCH_FIRST_SEED ?? EVAL_SEED_START);
 const serviceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const repoRoot = path.resolve(serviceDir, '../..');
-const CATALOG_DIR = process.env.CARD_CATALOG_DIR ?? path.resolve(repoRoot, '../shared/data/catalog');
 const FIELDS = ['name', 'subject', 'category', 'year', 'set', 'number', 'parallel', 'printRun'] as const;
 
 interface Case {
@@ -80,28 +78,6 @@ async function collectEvidence(): Promise<Case[]> {
     await engine.close();
   }
   return seeds.map((s) => cached.get(s)!);
-}
-
-async function openCatalog(): Promise<{ prisma: PrismaClient; close: () => Promise<void>; kind: string }> {
-  const logger = { info() {}, warn() {}, error() {}, debug() {} };
-  const database: Database | { kind: 'postgres'; url: string } = process.env.DATABASE_URL
-    ? { kind: 'postgres', url: process.env.DATABASE_URL }
-    : await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
-  await migrate({ ...serviceLayout(serviceDir), database, logger: logger as never });
-  const { prisma, close: closePrisma } = await openPrisma(PrismaClient, database);
-  // An in-memory PGlite keeps the process alive until it is closed too.
-  const close = async () => {
-    await closePrisma();
-    if ('close' in database) await database.close();
-  };
-  if ((await catalogCardCount(prisma)) < 167_000) {
-    for (const f of ['pokemon.ndjson.gz', 'sports.ndjson.gz']) {
-      const t = performance.now();
-      const r = await importCatalogFile(prisma, path.join(CATALOG_DIR, f));
-      process.stderr.write(`catalog ${f}: ${r.inserted} inserted, ${r.unchanged} unchanged in ${Math.round(performance.now() - t)} ms\n`);
-    }
-  }
-  return { prisma, close, kind: process.env.DATABASE_URL ? 'postgres' : 'pglite' };
 }
 
 function truthPrinting(card: CardLabel, row: ReturnType<typeof toCandidate>): ChosenParallel {
