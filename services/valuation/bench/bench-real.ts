@@ -10,10 +10,11 @@
  *                        the card: not counted)
  *   identification       top-1 over English catalog cards, and per field (name, number, set)
  *   grade                AI grade vs the professional grade on the slab label: exact (predicted PSA-like grade) and
- *                        within ±1, over graded cards whose photo is adequate (a card-shaped outline with the
- *                        pixels per mm the engine needs for wear, PHOTO_SUPPORT_LIMITS.wearMinPxPerMm)
- *   nearMint             median grade and median count of marked defects on near-mint cards (every defect the engine
- *                        marks on them is a false one), and the share graded ≥ 8
+ *                        within ±1, over graded cards whose photo is adequate: the engine assessed the front's
+ *                        corners, edges and surface (a card-shaped outline, enough pixels per mm, sharp enough)
+ *   nearMint             over near-mint cards with adequate photos: median grade, share graded ≥ 8, and median count
+ *                        of marked defects (every defect the engine marks on them is a false one); `found` counts
+ *                        all near-mint cards whose card was found, assessed or not
  *   centering            |engine share - hand-measured share| in points, median and p90, over both axes
  * Writes a per-photo table beside the manifest (out/bench-real.tsv) and, with BENCH_REAL_OVERLAYS=1, each card's
  * overlay (out/<id>.png). BENCH_REAL_FILTER=<regex on id> runs a subset. The LAST line is one JSON object.
@@ -136,10 +137,13 @@ async function main(): Promise<void> {
     }).length;
     return rate(hits, english.length);
   };
-  const graded = rows.filter((r) => r.card.grade && r.analysis && (r.pxPerMm ?? 0) >= PHOTO_SUPPORT_LIMITS.wearMinPxPerMm && cardShaped(r.analysis!, 'front'));
+  // Adequate: the engine assessed the front's wear (a card-shaped outline, enough pixels per mm, sharp enough).
+  const assessed = (r: Row) => r.analysis !== undefined && !['front_corners', 'front_edges', 'front_surface'].some((i) => r.analysis!.grading.notAssessed.includes(i as never));
+  const graded = rows.filter((r) => r.card.grade && assessed(r));
   const gradeExact = graded.filter((r) => r.analysis!.grading.predictedGrade === Math.floor(r.card.grade!.value)).length;
   const gradeWithin1 = graded.filter((r) => Math.abs(r.analysis!.grading.grade - r.card.grade!.value) <= 1).length;
-  const nearMint = rows.filter((r) => isNearMint(r.card) && r.analysis);
+  const nearMintFound = rows.filter((r) => isNearMint(r.card) && r.analysis);
+  const nearMint = nearMintFound.filter(assessed);
   const nmGrades = nearMint.map((r) => r.analysis!.grading.grade);
   const nmDefects = nearMint.map((r) => r.analysis!.grading.defects.length);
   const centeringErrors: number[] = [];
@@ -178,8 +182,9 @@ async function main(): Promise<void> {
     photos: sidesTried,
     detectionRate: rate(sidesFound, sidesTried),
     identification: { n: english.length, top1: rate(top1, english.length), name: fieldRate('name'), number: fieldRate('number'), set: fieldRate('set') },
-    grade: { n: graded.length, exact: rate(gradeExact, graded.length), within1: rate(gradeWithin1, graded.length) },
+    grade: { n: graded.length, gradedTotal: rows.filter((r) => r.card.grade).length, exact: rate(gradeExact, graded.length), within1: rate(gradeWithin1, graded.length) },
     nearMint: {
+      found: nearMintFound.length,
       n: nearMint.length,
       medianGrade: round(quantile(nmGrades, 0.5), 2),
       gradedAtLeast8: rate(nmGrades.filter((g) => g >= 8).length, nmGrades.length),
