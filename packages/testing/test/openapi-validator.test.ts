@@ -40,6 +40,7 @@ const frontOnlyGrading = () => ({
   subGradeConfidence: { centering: 0.6, corners: 0.5, edges: 0.5, surface: 0.5 },
   defects: [],
   notAssessed: ['back_centering', 'back_corners', 'back_edges', 'back_surface'],
+  notAssessedReasons: ['back_centering', 'back_corners', 'back_edges', 'back_surface'].map((item) => ({ item, reason: 'the back was not photographed' })),
   frontBack: { front: side, back: null },
   links: { overlay: '/v1/scans/123/overlay' },
 });

@@ -194,8 +194,12 @@ function scansSuite(mode: StackMode) {
       const accepted = await submit(auth, { form: multipart('grade', { back: undefined }) });
       expect(accepted.status).toBe(202);
       const done = await waitForScan(auth, Number(accepted.json.id));
-      const grading = done.json.grading as { notAssessed: string[]; centering: { back: unknown }; frontBack: { back: unknown } };
+      const grading = done.json.grading as { notAssessed: string[]; notAssessedReasons: { item: string; reason: string }[]; centering: { back: unknown }; frontBack: { back: unknown } };
       expect(grading.notAssessed).toEqual(expect.arrayContaining(['back_centering', 'back_corners', 'back_edges', 'back_surface']));
+      // The engine's own reason travels through inference, the scan result and the gateway.
+      expect(grading.notAssessedReasons).toEqual(
+        expect.arrayContaining(['back_centering', 'back_corners', 'back_edges', 'back_surface'].map((item) => ({ item, reason: 'the back was not photographed' }))),
+      );
       expect(grading.centering.back).toBeNull();
       expect(grading.frontBack.back).toBeNull();
     }, 120_000);

@@ -106,6 +106,7 @@ export interface ScanGradingView {
   subGradeConfidence: SubGradesView;
   defects: DefectView[];
   notAssessed: string[];
+  notAssessedReasons: { item: string; reason: string }[];
   frontBack: { front: SubGradesView; back: SubGradesView | null };
   links: { overlay: string };
 }
@@ -308,8 +309,16 @@ const confidences = (values: commonV1.SubGrades | undefined): SubGradesView => (
   surface: unit(values?.surface ?? 0),
 });
 
+/** The engine's reason for a not-assessed item; results stored before reasons were recorded get a generic one. */
+function reasonOf(grading: commonV1.Grading, item: string): string {
+  const given = grading.notAssessedReasons.find((r) => r.item === item)?.reason;
+  if (given) return given;
+  return item.startsWith('back_') && grading.back === undefined ? 'the back was not photographed' : 'the photo could not support this measurement';
+}
+
 function presentGrading(scanId: number, grading: commonV1.Grading): ScanGradingView {
   const predicted = grading.predictedGrade;
+  const notAssessed = [...new Set(grading.notAssessed)].filter((item) => NOT_ASSESSED_ITEMS.has(item));
   return {
     grade: score(grading.grade),
     predictedGrade: predicted !== undefined && Number.isFinite(predicted) ? score(predicted) : null,
@@ -328,7 +337,8 @@ function presentGrading(scanId: number, grading: commonV1.Grading): ScanGradingV
       severity: severityName(defect.severity),
       description: defect.description,
     })),
-    notAssessed: [...new Set(grading.notAssessed)].filter((item) => NOT_ASSESSED_ITEMS.has(item)),
+    notAssessed,
+    notAssessedReasons: notAssessed.map((item) => ({ item, reason: reasonOf(grading, item) })),
     frontBack: {
       // Without per-side detail for the front, the overall sub-grades are the front's (they rest on it).
       front: subGrades(grading.front ?? grading.subGrades),

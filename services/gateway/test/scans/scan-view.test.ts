@@ -55,6 +55,7 @@ function grading(options: { back: boolean }): commonV1.Grading {
         : []),
     ],
     notAssessed: options.back ? [] : ['back_centering', 'back_corners', 'back_edges', 'back_surface'],
+    notAssessedReasons: options.back ? [] : ['back_centering', 'back_corners', 'back_edges', 'back_surface'].map((item) => ({ item, reason: 'the back was not photographed' })),
     gradeDistribution: [{ grade: 7, probability: 0.6 }, { grade: 8, probability: 0.4 }],
     overlayAvailable: true,
   };
@@ -244,6 +245,7 @@ describe('presentScan: completed', () => {
         expect(body.grading.centering.back).toBeNull();
         expect(body.grading.frontBack.back).toBeNull();
         expect(body.grading.notAssessed).toEqual(['back_centering', 'back_corners', 'back_edges', 'back_surface']);
+        expect(body.grading.notAssessedReasons.map((r) => r.reason)).toEqual(Array(4).fill('the back was not photographed'));
       }
       expectDocumentedScan(body);
     },
@@ -315,6 +317,7 @@ describe('presentScan: completed', () => {
         { kind: 'crease', side: 'back', location: 'bottom edge', severity: 'major', description: 'A crease.' },
       ],
       notAssessed: [],
+      notAssessedReasons: [],
       frontBack: {
         front: { centering: 7, corners: 8, edges: 7.5, surface: 8 },
         back: { centering: 6.5, corners: 8, edges: 7.5, surface: 8.5 },
@@ -348,6 +351,23 @@ describe('presentScan: completed', () => {
     expectDocumentedScan(body);
   });
 
+  it('says why each aspect was not assessed, in the order of notAssessed', () => {
+    const limited: commonV1.Grading = {
+      ...grading({ back: true }),
+      notAssessed: ['front_corners', 'back_surface'],
+      notAssessedReasons: [
+        { item: 'back_surface', reason: 'the photo is blurred by about 0.25 mm; at most 0.15 mm keeps wear of a few tenths of a mm visible' },
+        { item: 'front_corners', reason: 'the card spans 5.1 pixels per mm in the photo; 8 are needed to see wear of a few tenths of a mm' },
+      ],
+    };
+    const body = presentScan(completed([GRADE], { grading: limited })) as ScanCompletedView;
+    expect(body.grading?.notAssessedReasons).toEqual([
+      { item: 'front_corners', reason: 'the card spans 5.1 pixels per mm in the photo; 8 are needed to see wear of a few tenths of a mm' },
+      { item: 'back_surface', reason: 'the photo is blurred by about 0.25 mm; at most 0.15 mm keeps wear of a few tenths of a mm visible' },
+    ]);
+    expectDocumentedScan(body);
+  });
+
   it('keeps scores, confidences and notAssessed within the document', () => {
     const odd: commonV1.Grading = {
       ...grading({ back: false }),
@@ -364,6 +384,7 @@ describe('presentScan: completed', () => {
     expect(body.grading?.predictedGrade).toBe(10);
     expect(body.grading?.subGradeConfidence).toEqual({ centering: 1, corners: 0, edges: 0.5, surface: 0 });
     expect(body.grading?.notAssessed).toEqual(['back_centering']);
+    expect(body.grading?.notAssessedReasons).toEqual([{ item: 'back_centering', reason: 'the back was not photographed' }]);
     expect(body.grading?.centering.front).toEqual({ leftRight: '50/50', topBottom: '50/50', left: 50, right: 50, top: 50, bottom: 50 });
     expectDocumentedScan(body);
   });

@@ -47,6 +47,7 @@ export function gradingToProto(result: RubricResult, measured: { front: Shares; 
       description: d.description,
     })),
     notAssessed: [...result.notAssessed],
+    notAssessedReasons: result.notAssessedReasons.map((r) => ({ item: r.item, reason: r.reason })),
     gradeDistribution: result.gradeDistribution.map((g) => ({ grade: g.grade, probability: g.probability })),
     overlayAvailable,
   };

@@ -467,6 +467,18 @@ export interface Grading {
   gradeDistribution: GradeProbability[];
   /** True when an annotated overlay PNG was stored and can be fetched (scans.v1.GetScanOverlay). */
   overlayAvailable: boolean;
+  /**
+   * Why each entry of not_assessed was not assessed, in words (e.g. `front_corners`: "the card spans 5.1 pixels
+   * per mm in the photo; 8 are needed to see wear of a few tenths of a mm"), in the same order.
+   */
+  notAssessedReasons: NotAssessedReason[];
+}
+
+/** An aspect of a side that was not assessed, and why. */
+export interface NotAssessedReason {
+  /** `front_centering`, `back_corners`, ... (as in Grading.not_assessed). */
+  item: string;
+  reason: string;
 }
 
 /** Value at one grade. */
@@ -1876,6 +1888,7 @@ function createBaseGrading(): Grading {
     notAssessed: [],
     gradeDistribution: [],
     overlayAvailable: false,
+    notAssessedReasons: [],
   };
 }
 
@@ -1925,6 +1938,9 @@ export const Grading: MessageFns<Grading> = {
     }
     if (message.overlayAvailable !== false) {
       writer.uint32(120).bool(message.overlayAvailable);
+    }
+    for (const v of message.notAssessedReasons) {
+      NotAssessedReason.encode(v!, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2062,6 +2078,14 @@ export const Grading: MessageFns<Grading> = {
             message.overlayAvailable = reader.bool();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.notAssessedReasons.push(NotAssessedReason.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2125,6 +2149,11 @@ export const Grading: MessageFns<Grading> = {
         : isSet(object.overlay_available)
         ? globalThis.Boolean(object.overlay_available)
         : false,
+      notAssessedReasons: globalThis.Array.isArray(object?.notAssessedReasons)
+        ? object.notAssessedReasons.map((e: any) => NotAssessedReason.fromJSON(e))
+        : globalThis.Array.isArray(object?.not_assessed_reasons)
+        ? object.not_assessed_reasons.map((e: any) => NotAssessedReason.fromJSON(e))
+        : [],
     };
   },
 
@@ -2175,6 +2204,9 @@ export const Grading: MessageFns<Grading> = {
     if (message.overlayAvailable !== false) {
       obj.overlayAvailable = message.overlayAvailable;
     }
+    if (message.notAssessedReasons?.length) {
+      obj.notAssessedReasons = message.notAssessedReasons.map((e) => NotAssessedReason.toJSON(e));
+    }
     return obj;
   },
 
@@ -2210,6 +2242,92 @@ export const Grading: MessageFns<Grading> = {
     message.notAssessed = object.notAssessed?.map((e) => e) || [];
     message.gradeDistribution = object.gradeDistribution?.map((e) => GradeProbability.fromPartial(e)) || [];
     message.overlayAvailable = object.overlayAvailable ?? false;
+    message.notAssessedReasons = object.notAssessedReasons?.map((e) => NotAssessedReason.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseNotAssessedReason(): NotAssessedReason {
+  return { item: "", reason: "" };
+}
+
+export const NotAssessedReason: MessageFns<NotAssessedReason> = {
+  encode(message: NotAssessedReason, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.item !== "") {
+      writer.uint32(10).string(message.item);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NotAssessedReason {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNotAssessedReason();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.item = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NotAssessedReason {
+    return {
+      item: isSet(object.item) ? globalThis.String(object.item) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: NotAssessedReason): unknown {
+    const obj: any = {};
+    if (message.item !== "") {
+      obj.item = message.item;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NotAssessedReason>, I>>(base?: I): NotAssessedReason {
+    return NotAssessedReason.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NotAssessedReason>, I>>(object: I): NotAssessedReason {
+    const message = createBaseNotAssessedReason();
+    message.item = object.item ?? "";
+    message.reason = object.reason ?? "";
     return message;
   },
 };
