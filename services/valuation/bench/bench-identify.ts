@@ -18,13 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { generateSample, EVAL_SEED_START, GENERATOR_VERSION, type CardLabel } from '@cardlens/card-synth';
 import { createCardEngine, ENGINE_VERSION } from '@cardlens/vision';
-import { PrismaClient } from '../src/db';
 import { FingerprintIndex } from '../src/identification/fingerprint-index';
 import { POKEMON_PRINTING_NAMES, pokemonStandardPrinting } from '../src/catalog/printings';
 import { printedSubsetKey, type ChosenParallel } from '../src/identification/rank';
 import type { Evidence } from '../src/identification/read-evidence';
 import { catalogCardCount } from '../src/use-cases/import-catalog';
 import { openCatalog } from './catalog';
+import { evidenceOf } from './evidence';
 import { COLUMNS, identificationOf, identifyCard, toCandidate, type CandidateRow, type Identification } from '../src/use-cases/identify-card';
 
 const N = Number(process.env.BENCH_N ?? 1000);
@@ -62,11 +62,9 @@ async function collectEvidence(): Promise<Case[]> {
     const t0 = performance.now();
     for (const seed of missing) {
       const sample = await generateSample(seed, { game: seed % 2 === 0 ? 'pokemon' : 'sports' });
-      let evidence: Evidence = { titleText: '', numberText: '', serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '' };
+      let evidence: Evidence = evidenceOf(undefined);
       try {
-        const analysis = await engine.analyzeCard({ front: sample.frontJpeg, back: sample.backJpeg }, { evidence: true });
-        const e = analysis.evidence!;
-        evidence = { titleText: e.titleText, numberText: e.numberText, serialText: e.serialText, copyrightText: e.copyrightText, fingerprint: e.fingerprint, finishCues: e.finishCues, otherText: e.otherText, borderColor: e.borderColor };
+        evidence = evidenceOf(await engine.analyzeCard({ front: sample.frontJpeg, back: sample.backJpeg }, { evidence: true }));
       } catch {
         // No card found: identification gets empty evidence, as the service would.
       }

@@ -26,9 +26,9 @@ import { AppError } from '@cardlens/errors';
 import { createCardEngine, PHOTO_SUPPORT_LIMITS, type CardAnalysis } from '@cardlens/vision';
 import { isNearMint, loadRealSet, readRealImage, REAL_SET_DIR, type RealCard } from '@cardlens/vision/real-set';
 import { FingerprintIndex } from '../src/identification/fingerprint-index';
-import type { Evidence } from '../src/identification/read-evidence';
 import { identifyCard, type IdentifyResult } from '../src/use-cases/identify-card';
 import { openCatalog } from './catalog';
+import { evidenceOf } from './evidence';
 
 const FILTER = process.env.BENCH_REAL_FILTER ? new RegExp(process.env.BENCH_REAL_FILTER) : undefined;
 const IDENTIFY = process.env.BENCH_REAL_IDENTIFY !== '0';
@@ -60,12 +60,6 @@ function cardShaped(analysis: CardAnalysis, side: 'front' | 'back'): boolean {
   const aspect = analysis.sides[side]?.support.outlineAspect;
   const [lo, hi] = PHOTO_SUPPORT_LIMITS.outlineAspectRange;
   return aspect !== undefined && aspect >= lo && aspect <= hi;
-}
-
-function evidenceOf(analysis: CardAnalysis | undefined): Evidence {
-  const e = analysis?.evidence;
-  if (!e) return { titleText: '', numberText: '', serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '' };
-  return { titleText: e.titleText, numberText: e.numberText, serialText: e.serialText, copyrightText: e.copyrightText, fingerprint: e.fingerprint, finishCues: e.finishCues, otherText: e.otherText, borderColor: e.borderColor };
 }
 
 async function main(): Promise<void> {
