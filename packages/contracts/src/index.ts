@@ -6,6 +6,7 @@ export * as commonV1 from './gen/cardlens/common/v1/common';
 export * as accountsV1 from './gen/cardlens/accounts/v1/accounts';
 export * as billingV1 from './gen/cardlens/billing/v1/billing';
 export * as billingEventsV1 from './gen/cardlens/billing/v1/events';
+export * as billingSandboxV1 from './gen/cardlens/billing/v1/sandbox';
 export * as scansV1 from './gen/cardlens/scans/v1/scans';
 export * as scansEventsV1 from './gen/cardlens/scans/v1/events';
 export * as gradingV1 from './gen/cardlens/grading/v1/grading';

@@ -32,6 +32,7 @@ export const errorTable = {
   scan_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Scan not found' },
   grade_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Grade not found' },
   subscription_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'No renewable subscription' },
+  checkout_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Checkout session not found' },
   method_not_allowed: { httpStatus: 405, grpcStatus: GrpcStatus.UNIMPLEMENTED, title: 'Method not allowed' },
   // 409
   idempotency_conflict: { httpStatus: 409, grpcStatus: GrpcStatus.ABORTED, title: 'Idempotency key belongs to a refunded request' },

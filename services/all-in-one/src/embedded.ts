@@ -6,7 +6,7 @@ import { startAccountsService } from '../../accounts/src/service';
 import { loadBillingConfig } from '../../billing/src/config';
 import { startBillingService } from '../../billing/src/service';
 import { loadGatewayConfig } from '../../gateway/src/config';
-import { startGateway } from '../../gateway/src/service';
+import { listenGateway, startGateway } from '../../gateway/src/service';
 import { loadScansConfig } from '../../scans/src/config';
 import { startScansService } from '../../scans/src/service';
 import { Worker } from 'node:worker_threads';
@@ -38,11 +38,16 @@ export async function startEmbedded(options: {
   const { database, env, logger } = options;
   const bus = options.bus ?? new InProcessBus({ logger: logger.child({ component: 'bus' }) });
   const loopback = '127.0.0.1';
+  // The gateway's port is bound first (requests wait until its app is attached at the end), so billing knows
+  // the public base URL its checkout links and the sandbox provider's webhook deliveries point to.
+  const gatewayEnv = { ...env, GATEWAY_PORT: env.GATEWAY_PORT ?? env.PORT ?? '8080' };
+  const listener = await listenGateway(loadGatewayConfig(gatewayEnv));
   // The vision engine first, on its own thread: its models and OCR workers warm up before anything depends on it.
   const inference = await startInferenceThread({ INFERENCE_GRPC_PORT: '0', ...env, INFERENCE_GRPC_HOST: loopback }, logger.level);
   const billing = await startBillingService({
-    config: loadBillingConfig({ BILLING_GRPC_PORT: '0', ...env, BILLING_GRPC_HOST: loopback }),
+    config: loadBillingConfig({ BILLING_GRPC_PORT: '0', PUBLIC_BASE_URL: listener.baseUrl, ...env, BILLING_GRPC_HOST: loopback }),
     database,
+    bus,
     logger: logger.child({ component: 'billing' }),
   });
   const accounts = await startAccountsService({
@@ -86,9 +91,9 @@ export async function startEmbedded(options: {
   });
   await bus.start();
   const gateway = await startGateway({
+    listener,
     config: loadGatewayConfig({
-      ...env,
-      GATEWAY_PORT: env.GATEWAY_PORT ?? env.PORT ?? '8080',
+      ...gatewayEnv,
       ACCOUNTS_GRPC_ADDRESS: `${loopback}:${accounts.grpcPort}`,
       BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}`,
       SCANS_GRPC_ADDRESS: `${loopback}:${scans.grpcPort}`,

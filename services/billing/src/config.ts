@@ -1,5 +1,6 @@
 import { env, loadConfig, z } from '@cardlens/config';
 import { parsePricing, type Pricing } from './domain/pricing';
+import { DEFAULT_SPT_API_VERSION } from './payments/stripe-provider';
 
 export const billingConfigSchema = z.object({
   BILLING_GRPC_HOST: z.string().default('127.0.0.1'),
@@ -21,10 +22,40 @@ export const billingConfigSchema = z.object({
         return z.NEVER;
       }
     }),
-  /** Whether hosted checkout can be offered (a Stripe key is configured). */
-  STRIPE_SECRET_KEY: z.string().optional(),
+  /** Comma-separated Kafka brokers. The standalone process needs them; the embedded mode uses its in-process bus. */
+  KAFKA_BROKERS: env.list(),
+  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  /** The gateway's public base URL: checkout success/cancel pages and the sandbox checkout page live under it. */
+  PUBLIC_BASE_URL: z.url().optional(),
+  /** Written into every payment object's metadata; events of another environment on the same Stripe account are ignored. */
+  DEPLOYMENT_ENVIRONMENT: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'lower-case letters, digits and dashes').default('local'),
+  /** Stripe secret key. Absent: the local sandbox payment provider (no money moves), refused in production. */
+  STRIPE_SECRET_KEY: z.string().startsWith('sk_', 'must be a Stripe secret key (sk_...)').optional(),
+  /** Signing secret of the webhook endpoint (whsec_...). Required with a Stripe key; the sandbox makes one up when absent. */
+  STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
+  /** Only for tests against a fake Stripe server (http://127.0.0.1:PORT); production leaves it unset. */
+  STRIPE_API_BASE_URL: z.url().optional(),
+  STRIPE_TIMEOUT_MS: env.positiveInt(10_000),
+  /** The shared payment token rail (Stripe private preview). Needs a Stripe key. */
+  SPT_ENABLED: env.bool(false),
+  STRIPE_SPT_API_VERSION: z.string().default(DEFAULT_SPT_API_VERSION),
+  /**
+   * Lifetime of a hosted checkout session. Stripe accepts 30 minutes to 24 hours after creation; the default is
+   * 24 h less two minutes, so a clock slightly ahead of Stripe's is never refused.
+   */
+  CHECKOUT_SESSION_TTL_MINUTES: env.positiveInt(24 * 60 - 2).pipe(z.number().int().min(30).max(24 * 60)),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
+}).superRefine((config, ctx) => {
+  const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (config.STRIPE_SECRET_KEY) {
+    if (!config.STRIPE_WEBHOOK_SECRET) problem('STRIPE_WEBHOOK_SECRET', 'required with STRIPE_SECRET_KEY (the webhook endpoint signing secret)');
+    if (!config.PUBLIC_BASE_URL) problem('PUBLIC_BASE_URL', 'required with STRIPE_SECRET_KEY (checkout success and cancel URLs)');
+  } else {
+    if (config.DEPLOYMENT_ENVIRONMENT === 'production') problem('STRIPE_SECRET_KEY', 'required in production: the sandbox payment provider refuses to run there');
+    if (config.SPT_ENABLED) problem('SPT_ENABLED', 'the shared payment token rail needs STRIPE_SECRET_KEY (the sandbox has no tokens)');
+  }
+  if (config.STRIPE_API_BASE_URL && config.DEPLOYMENT_ENVIRONMENT === 'production') problem('STRIPE_API_BASE_URL', 'test-only; never set in production');
 });
 
 export type BillingConfig = z.infer<typeof billingConfigSchema>;

@@ -1,31 +1,62 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { busTables, OutboxRelay, type Bus } from '@cardlens/bus';
+import { events } from '@cardlens/contracts';
 import { migrate, openPrisma, serviceLayout, type Database, type DatabaseConfig } from '@cardlens/db';
 import { startGrpcServer } from '@cardlens/grpc-kit';
 import type { Logger } from '@cardlens/telemetry';
 import type { BillingConfig } from './config';
 import { PrismaClient } from './db';
+import { subscribePaymentConfirmations } from './events/payment-confirmations';
 import { billingGrpcService } from './grpc/billing-grpc';
+import { sandboxCheckoutGrpcService } from './grpc/sandbox-grpc';
+import { selectPaymentProvider } from './payments/select-provider';
+import type { PurchaseDeps } from './use-cases/purchase-deps';
 
 export const billingServiceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface RunningService {
   grpcPort: number;
+  /** `stripe` or `sandbox`. */
+  paymentProvider: string;
   stop(): Promise<void>;
 }
 
-/** Wires the billing service: database (migrated), price configuration, gRPC server. */
+/**
+ * Wires the billing service: database (migrated), price configuration, payment provider (Stripe, or the local
+ * sandbox without a key), the outbox relay and the payment-confirmation consumer on the bus, the gRPC server.
+ */
 export async function startBillingService(options: {
   config: BillingConfig;
   database: DatabaseConfig | Database;
+  /** Subscriptions are registered here; the caller starts the bus once every service has subscribed. */
+  bus: Bus;
   logger: Logger;
 }): Promise<RunningService> {
-  const { config, database, logger } = options;
+  const { config, database, bus, logger } = options;
   if (config.MIGRATE_ON_START) {
     const result = await migrate({ ...serviceLayout(billingServiceDir), database, logger });
     logger.info({ applied: result.applied }, 'billing migrations applied');
   }
   const { prisma, close } = await openPrisma(PrismaClient, database);
+  const publicBaseUrl = (config.PUBLIC_BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const { provider, sandbox } = selectPaymentProvider(config, publicBaseUrl, prisma, logger);
+
+  await bus.ensureTopics([events.paymentConfirmationReceived.topic]);
+  const relay = new OutboxRelay({ prisma, table: busTables('billing').outbox, bus, logger: logger.child({ component: 'billing-outbox' }) });
+  relay.start();
+  const confirmations = await subscribePaymentConfirmations(bus, prisma, logger.child({ component: 'payment-confirmations' }));
+
+  const purchases: PurchaseDeps = {
+    prisma,
+    pricing: config.PRICING_JSON,
+    provider,
+    environment: config.DEPLOYMENT_ENVIRONMENT,
+    publicBaseUrl,
+    checkoutTtlMs: config.CHECKOUT_SESSION_TTL_MINUTES * 60_000,
+    sharedPaymentTokensEnabled: config.SPT_ENABLED,
+    nudgeOutbox: () => relay.nudge(),
+  };
   const server = await startGrpcServer({
     host: config.BILLING_GRPC_HOST,
     port: config.BILLING_GRPC_PORT,
@@ -35,14 +66,20 @@ export async function startBillingService(options: {
         pricing: config.PRICING_JSON,
         dailyPoolCredits: config.TRIAL_POOL_DAILY_CREDITS,
         checkoutAvailable: Boolean(config.STRIPE_SECRET_KEY),
+        purchases,
       }),
+      sandboxCheckoutGrpcService(sandbox),
     ],
     logger,
   });
+  logger.info({ paymentProvider: provider.name, sharedPaymentTokens: config.SPT_ENABLED }, 'billing ready');
   return {
     grpcPort: server.port,
+    paymentProvider: provider.name,
     stop: async () => {
       await server.shutdown();
+      await confirmations.stop();
+      await relay.stop();
       await close();
     },
   };

@@ -6,6 +6,7 @@ import type { RateLimiters } from './http/rate-limits';
 import { sendProblem } from './http/problem';
 import { agentRoutes } from './routes/agents';
 import { pricingRoutes } from './routes/pricing';
+import { purchaseRoutes, webhookRoutes } from './routes/purchases';
 import { docsRoutes } from './routes/docs';
 import type { ImageFetchSettings } from './routes/scans';
 import { scanRoutes } from './routes/scans';
@@ -28,12 +29,15 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('trust proxy', deps.trustProxyHops);
   app.set('query parser', 'simple');
 
+  // Before the JSON parser: the webhook's signature covers the raw bytes.
+  app.use(webhookRoutes(deps));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
 
   app.use(docsRoutes({ baseUrl: deps.baseUrl, limiters: deps.limiters, readiness: () => deps.downstream.readiness() }));
   app.use(agentRoutes(deps));
   app.use(scanRoutes(deps));
   app.use(pricingRoutes(deps));
+  app.use(purchaseRoutes(deps));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new AppError('not_found', `No route for ${req.method} ${req.path}. See ${deps.baseUrl}/openapi.json.`));
@@ -59,7 +63,7 @@ function mapExpressError(error: unknown): unknown {
     case 'entity.parse.failed':
       return new AppError('invalid_body', 'The request body is not valid JSON.');
     case 'entity.too.large':
-      return new AppError('body_too_large', `The JSON body exceeds ${JSON_BODY_LIMIT}.`);
+      return new AppError('body_too_large', `The body exceeds ${(error as { limit?: number }).limit === undefined ? JSON_BODY_LIMIT : `${(error as { limit: number }).limit} bytes`}.`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new AppError('unsupported_media_type', 'Unsupported body encoding or charset.');

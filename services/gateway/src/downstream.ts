@@ -1,4 +1,4 @@
-import { accountsV1, billingV1, commonV1, dateFromTimestamp, isoOrNull, scansV1 } from '@cardlens/contracts';
+import { accountsV1, billingSandboxV1, billingV1, commonV1, dateFromTimestamp, isoOrNull, scansV1 } from '@cardlens/contracts';
 import { callUnary, createClient } from '@cardlens/grpc-kit';
 
 /** The gateway's view of the services behind it: one function per use case it calls, over gRPC. */
@@ -66,13 +66,17 @@ export function createDownstream(options: DownstreamOptions) {
   const scans = createClient(scansV1.ScansServiceClient, options.scansAddress);
   const deadline = { deadlineMs: options.deadlineMs };
   const scanCreateDeadline = { deadlineMs: options.scanCreateDeadlineMs };
+  // Purchases wait on the payment provider (its own timeout is 10 s, with retries).
+  const purchaseDeadline = { deadlineMs: Math.max(options.deadlineMs, 30_000) };
 
-  const toIdentity = (agent: accountsV1.Agent | undefined, hasPurchased = false): AgentIdentity => {
+  const sandbox = createClient(billingSandboxV1.SandboxCheckoutServiceClient, options.billingAddress);
+  // The tier is decided in one place: accounts (`paid` once it has consumed a payment confirmation).
+  const toIdentity = (agent: accountsV1.Agent | undefined): AgentIdentity => {
     if (!agent) throw new Error('accounts returned no agent');
     return {
       agentId: agent.agentId,
       name: agent.name,
-      tier: hasPurchased ? 'paid' : tierName(agent.tier),
+      tier: tierName(agent.tier),
       keyPrefix: agent.keyPrefix ?? null,
       createdAt: agent.createdAt ? dateFromTimestamp(agent.createdAt) : new Date(0),
     };
@@ -95,13 +99,10 @@ export function createDownstream(options: DownstreamOptions) {
       return toIdentity(response.agent);
     },
 
-    /** The agent with its tier: "paid" once billing has recorded a credit purchase. */
+    /** The agent with its tier ("paid" once accounts has recorded a credit purchase). */
     async getAgent(agentId: number): Promise<AgentIdentity> {
-      const [agent, balance] = await Promise.all([
-        callUnary(accounts, 'getAgent', { agentId }, deadline),
-        callUnary(billing, 'getBalance', { agentId }, deadline),
-      ]);
-      return toIdentity(agent.agent, balance.hasPurchased);
+      const agent = await callUnary(accounts, 'getAgent', { agentId }, deadline);
+      return toIdentity(agent.agent);
     },
 
     async getBalance(agentId: number): Promise<{ credits: number; hasPurchased: boolean }> {
@@ -166,6 +167,35 @@ export function createDownstream(options: DownstreamOptions) {
       return png;
     },
 
+    /** POST /v1/credits/purchase: a hosted checkout (or, with a token, an inline payment). */
+    async createCreditPurchase(request: { agentId: number; pack: string; sharedPaymentToken?: string }) {
+      const { result } = await callUnary(billing, 'createCreditPurchase', request, purchaseDeadline);
+      if (!result) throw new Error('billing returned no purchase result');
+      return result;
+    },
+
+    /** POST /v1/webhooks/stripe: the raw bytes and signature, verified and ingested by billing. */
+    async handlePaymentWebhook(payload: Buffer, signature: string) {
+      return callUnary(billing, 'handlePaymentWebhook', { payload, signature }, deadline);
+    },
+
+    /** The success URL: the session's state, fulfilled when paid. */
+    async confirmCheckoutSession(checkoutSessionId: string) {
+      return callUnary(billing, 'confirmCheckoutSession', { checkoutSessionId }, purchaseDeadline);
+    },
+
+    async getSandboxCheckout(checkoutSessionId: string) {
+      const { checkout } = await callUnary(sandbox, 'getSandboxCheckout', { checkoutSessionId }, deadline);
+      if (!checkout) throw new Error('billing returned no sandbox checkout');
+      return checkout;
+    },
+
+    async completeSandboxCheckout(checkoutSessionId: string, action: 'pay' | 'cancel'): Promise<string> {
+      const actionValue = action === 'pay' ? billingSandboxV1.SandboxCheckoutAction.PAY : billingSandboxV1.SandboxCheckoutAction.CANCEL;
+      const { redirectUrl } = await callUnary(sandbox, 'completeSandboxCheckout', { checkoutSessionId, action: actionValue }, purchaseDeadline);
+      return redirectUrl;
+    },
+
     /** Whether each gRPC channel connects within the deadline (for /readyz). */
     async readiness(deadlineMs = 1000): Promise<Record<'accounts' | 'billing' | 'scans', 'ok' | 'fail'>> {
       const check = (client: { waitForReady(deadline: Date, cb: (error?: Error) => void): void }) =>
@@ -177,6 +207,7 @@ export function createDownstream(options: DownstreamOptions) {
     close(): void {
       accounts.close();
       billing.close();
+      sandbox.close();
       scans.close();
     },
   };

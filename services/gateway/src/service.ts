@@ -6,6 +6,30 @@ import type { GatewayConfig } from './config';
 import { createDownstream } from './downstream';
 import { createRateLimiters } from './http/rate-limits';
 
+/** The gateway's bound HTTP server before the app is attached: lets a caller learn the base URL first. */
+export interface GatewayListener {
+  server: Server;
+  port: number;
+  baseUrl: string;
+}
+
+/**
+ * Binds the HTTP port (requests wait until startGateway attaches the app). The embedded mode listens first so
+ * billing, started before the gateway, knows the public base URL its checkout links point to.
+ */
+export async function listenGateway(config: Pick<GatewayConfig, 'GATEWAY_PORT' | 'GATEWAY_HOST' | 'PUBLIC_BASE_URL'>): Promise<GatewayListener> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.GATEWAY_PORT, config.GATEWAY_HOST, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.GATEWAY_PORT;
+  const host = config.GATEWAY_HOST.includes(':') ? `[${config.GATEWAY_HOST}]` : config.GATEWAY_HOST;
+  const baseUrl = (config.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, '');
+  return { server, port, baseUrl };
+}
+
 export interface RunningGateway {
   port: number;
   baseUrl: string;
@@ -13,7 +37,7 @@ export interface RunningGateway {
 }
 
 /** Wires the gateway: downstream gRPC clients, rate limiters (Redis or memory), the express app. */
-export async function startGateway(options: { config: GatewayConfig; logger: Logger }): Promise<RunningGateway> {
+export async function startGateway(options: { config: GatewayConfig; logger: Logger; listener?: GatewayListener }): Promise<RunningGateway> {
   const { config, logger } = options;
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis error; rate limits fall back to per-replica memory'));
@@ -36,31 +60,22 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
   });
 
   // The base URL is only known after listen() when the port is 0 (tests, embedded mode).
-  const holder: { baseUrl: string } = { baseUrl: config.PUBLIC_BASE_URL ?? '' };
-  const server: Server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.GATEWAY_PORT, config.GATEWAY_HOST, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.GATEWAY_PORT;
-  const host = config.GATEWAY_HOST.includes(':') ? `[${config.GATEWAY_HOST}]` : config.GATEWAY_HOST;
-  holder.baseUrl = (config.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, '');
+  const { server, port, baseUrl } = options.listener ?? (await listenGateway(config));
 
   const app = createApp({
     downstream,
     limiters,
-    baseUrl: holder.baseUrl,
+    baseUrl,
     trustProxyHops: config.TRUST_PROXY_HOPS,
     logger,
     images: { fetchTimeoutMs: config.IMAGE_FETCH_TIMEOUT_MS, allowLoopback: config.IMAGE_FETCH_ALLOW_LOOPBACK },
   });
   server.on('request', app);
-  logger.info({ baseUrl: holder.baseUrl }, 'gateway listening');
+  logger.info({ baseUrl }, 'gateway listening');
 
   return {
     port,
-    baseUrl: holder.baseUrl,
+    baseUrl,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -8,13 +8,27 @@ import { getBalance } from '../use-cases/get-balance';
 import { getSubscription, type SubscriptionStatus } from '../use-cases/get-subscription';
 import { grantTrialCredits } from '../use-cases/grant-trial-credits';
 import { refundCredits } from '../use-cases/refund-credits';
+import { confirmCheckoutSession, type CheckoutState } from '../use-cases/confirm-checkout-session';
+import { createCreditPurchase } from '../use-cases/create-credit-purchase';
+import { handlePaymentWebhook } from '../use-cases/handle-payment-webhook';
+import type { PurchaseDeps } from '../use-cases/purchase-deps';
+import { purchaseWithToken } from '../use-cases/purchase-with-token';
 
 export interface BillingGrpcDeps {
   prisma: PrismaClient;
   pricing: Pricing;
   dailyPoolCredits: number;
   checkoutAvailable: boolean;
+  purchases: PurchaseDeps;
 }
+
+const checkoutStateToProto: Record<CheckoutState, billingV1.CheckoutState> = {
+  open: billingV1.CheckoutState.OPEN,
+  processing: billingV1.CheckoutState.PROCESSING,
+  paid: billingV1.CheckoutState.PAID,
+  expired: billingV1.CheckoutState.EXPIRED,
+  failed: billingV1.CheckoutState.FAILED,
+};
 
 const statusToProto: Record<SubscriptionStatus, billingV1.SubscriptionStatus> = {
   none: billingV1.SubscriptionStatus.NONE,
@@ -27,8 +41,8 @@ const statusToProto: Record<SubscriptionStatus, billingV1.SubscriptionStatus> = 
 };
 
 /**
- * The RPCs built so far. Purchases, payment webhooks, subscriptions and grade allowances are left out of the
- * implementation, so grpc-js answers them UNIMPLEMENTED rather than pretending.
+ * The RPCs built so far. Subscriptions and grade allowances are left out of the implementation, so grpc-js
+ * answers them UNIMPLEMENTED rather than pretending.
  */
 export function billingGrpcService(deps: BillingGrpcDeps): GrpcService {
   const { pricing } = deps;
@@ -72,6 +86,27 @@ export function billingGrpcService(deps: BillingGrpcDeps): GrpcService {
     refundCredits: unaryHandler<billingV1.RefundCreditsRequest, billingV1.RefundCreditsResponse>(async (request) => {
       const entry = await refundCredits(deps, { agentId: request.agentId, debitEntryId: BigInt(request.debitEntryId), reason: request.reason });
       return { entryId: Number(entry.entryId), balance: entry.balanceAfter };
+    }),
+    createCreditPurchase: unaryHandler<billingV1.CreateCreditPurchaseRequest, billingV1.CreateCreditPurchaseResponse>(async (request) => {
+      if (request.sharedPaymentToken !== undefined) {
+        const paid = await purchaseWithToken(deps.purchases, { agentId: request.agentId, pack: request.pack, token: request.sharedPaymentToken });
+        return { result: { $case: 'tokenPayment', value: paid } };
+      }
+      const offer = await createCreditPurchase(deps.purchases, { agentId: request.agentId, pack: request.pack });
+      return {
+        result: {
+          $case: 'checkout',
+          value: { checkoutUrl: offer.checkoutUrl, pack: offer.pack, credits: offer.credits, priceCents: offer.priceCents, expiresAt: timestampFromDate(offer.expiresAt) },
+        },
+      };
+    }),
+    handlePaymentWebhook: unaryHandler<billingV1.HandlePaymentWebhookRequest, billingV1.HandlePaymentWebhookResponse>(async (request) => {
+      const ingested = await handlePaymentWebhook(deps.purchases, Buffer.from(request.payload), request.signature);
+      return { providerEventId: ingested.eventId, eventType: ingested.type, duplicate: ingested.duplicate };
+    }),
+    confirmCheckoutSession: unaryHandler<billingV1.ConfirmCheckoutSessionRequest, billingV1.ConfirmCheckoutSessionResponse>(async (request) => {
+      const view = await confirmCheckoutSession(deps.purchases, request.checkoutSessionId);
+      return { ...view, state: checkoutStateToProto[view.state] };
     }),
     getSubscription: unaryHandler<billingV1.GetSubscriptionRequest, billingV1.GetSubscriptionResponse>(async (request) => {
       const s = await getSubscription(deps, request.agentId);

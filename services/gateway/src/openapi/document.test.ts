@@ -16,7 +16,7 @@ const BRIEF_CODES: Record<string, number> = {
   rate_limited: 429, grade_in_flight: 429, pricing_unavailable: 500, enqueue_failed: 500, spt_not_enabled: 501,
   stripe_error: 502, spt_stripe_error: 502,
   missing_back_image: 400, missing_idempotency_key: 400, invalid_plan: 400, contact_email_required: 400,
-  not_found: 404, grade_not_found: 404, subscription_not_found: 404, method_not_allowed: 405,
+  not_found: 404, grade_not_found: 404, subscription_not_found: 404, checkout_not_found: 404, method_not_allowed: 405,
   card_not_found: 422, idempotency_key_reused: 409, subscription_exists: 409, checkout_pending: 409, plan_change_conflict: 409,
   grade_refunded: 409, body_too_large: 413, unsupported_media_type: 415, internal_error: 500,
   billing_unavailable: 503, grader_unavailable: 503, grader_busy: 503, service_unavailable: 503,
@@ -28,10 +28,14 @@ const EXPECTED_OPERATIONS = [
   'POST /v1/subscriptions/checkout', 'POST /v1/subscriptions/portal', 'POST /v1/subscriptions/change-plan',
   'POST /v1/subscriptions/cancel', 'GET /v1/subscriptions/me', 'POST /v1/grades', 'GET /v1/grades/{id}',
   'POST /v1/webhooks/stripe', 'GET /openapi.json', 'GET /healthz', 'GET /readyz', 'POST /mcp',
+  'GET /checkout/success', 'GET /checkout/cancelled', 'GET /sandbox/checkout/{sessionId}',
+  'POST /sandbox/checkout/{sessionId}/pay', 'POST /sandbox/checkout/{sessionId}/cancel',
 ];
 const OPEN = new Set([
   'POST /v1/agents', 'GET /v1/pricing', 'GET /v1/credits/packs', 'GET /v1/subscriptions/plans',
   'POST /v1/webhooks/stripe', 'GET /openapi.json', 'GET /healthz', 'GET /readyz',
+  'GET /checkout/success', 'GET /checkout/cancelled', 'GET /sandbox/checkout/{sessionId}',
+  'POST /sandbox/checkout/{sessionId}/pay', 'POST /sandbox/checkout/{sessionId}/cancel',
 ]);
 const OPTIONAL_AUTH = new Set(['POST /mcp']);
 /** Error responses that come from the MCP transport as JSON-RPC error objects, not problem records. */

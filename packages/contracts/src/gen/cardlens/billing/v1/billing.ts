@@ -29,6 +29,69 @@ export const protobufPackage = "cardlens.billing.v1";
 
 export const protobufFileName = "cardlens/billing/v1/billing.proto";
 
+/** Our record of a hosted checkout session. */
+export enum CheckoutState {
+  UNSPECIFIED = 0,
+  /** OPEN - Created, waiting for the owner to pay. */
+  OPEN = 1,
+  /** PROCESSING - Completed with a payment method whose funds have not arrived yet (bank debits): granted on success. */
+  PROCESSING = 2,
+  /** PAID - Paid; the credits are granted. */
+  PAID = 3,
+  /** EXPIRED - Expired unpaid (about 24 h after creation), or cancelled. */
+  EXPIRED = 4,
+  /** FAILED - The delayed payment failed; nothing granted. */
+  FAILED = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function checkoutStateFromJSON(object: any): CheckoutState {
+  switch (object) {
+    case 0:
+    case "CHECKOUT_STATE_UNSPECIFIED":
+      return CheckoutState.UNSPECIFIED;
+    case 1:
+    case "CHECKOUT_STATE_OPEN":
+      return CheckoutState.OPEN;
+    case 2:
+    case "CHECKOUT_STATE_PROCESSING":
+      return CheckoutState.PROCESSING;
+    case 3:
+    case "CHECKOUT_STATE_PAID":
+      return CheckoutState.PAID;
+    case 4:
+    case "CHECKOUT_STATE_EXPIRED":
+      return CheckoutState.EXPIRED;
+    case 5:
+    case "CHECKOUT_STATE_FAILED":
+      return CheckoutState.FAILED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CheckoutState.UNRECOGNIZED;
+  }
+}
+
+export function checkoutStateToJSON(object: CheckoutState): string {
+  switch (object) {
+    case CheckoutState.UNSPECIFIED:
+      return "CHECKOUT_STATE_UNSPECIFIED";
+    case CheckoutState.OPEN:
+      return "CHECKOUT_STATE_OPEN";
+    case CheckoutState.PROCESSING:
+      return "CHECKOUT_STATE_PROCESSING";
+    case CheckoutState.PAID:
+      return "CHECKOUT_STATE_PAID";
+    case CheckoutState.EXPIRED:
+      return "CHECKOUT_STATE_EXPIRED";
+    case CheckoutState.FAILED:
+      return "CHECKOUT_STATE_FAILED";
+    case CheckoutState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export enum SubscriptionStatus {
   UNSPECIFIED = 0,
   NONE = 1,
@@ -267,6 +330,20 @@ export interface HandlePaymentWebhookResponse {
   eventType: string;
   /** True when this event id was already recorded (acknowledged, not processed again). */
   duplicate: boolean;
+}
+
+export interface ConfirmCheckoutSessionRequest {
+  /** The provider's checkout session id (Stripe `cs_...`), from the success URL. */
+  checkoutSessionId: string;
+}
+
+export interface ConfirmCheckoutSessionResponse {
+  checkoutSessionId: string;
+  state: CheckoutState;
+  pack: string;
+  /** Credits sold in this session (granted when state is PAID). */
+  credits: number;
+  priceCents: number;
 }
 
 /**
@@ -2910,6 +2987,224 @@ export const HandlePaymentWebhookResponse: MessageFns<HandlePaymentWebhookRespon
   },
 };
 
+function createBaseConfirmCheckoutSessionRequest(): ConfirmCheckoutSessionRequest {
+  return { checkoutSessionId: "" };
+}
+
+export const ConfirmCheckoutSessionRequest: MessageFns<ConfirmCheckoutSessionRequest> = {
+  encode(message: ConfirmCheckoutSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutSessionId !== "") {
+      writer.uint32(10).string(message.checkoutSessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmCheckoutSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmCheckoutSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutSessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmCheckoutSessionRequest {
+    return {
+      checkoutSessionId: isSet(object.checkoutSessionId)
+        ? globalThis.String(object.checkoutSessionId)
+        : isSet(object.checkout_session_id)
+        ? globalThis.String(object.checkout_session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ConfirmCheckoutSessionRequest): unknown {
+    const obj: any = {};
+    if (message.checkoutSessionId !== "") {
+      obj.checkoutSessionId = message.checkoutSessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmCheckoutSessionRequest>, I>>(base?: I): ConfirmCheckoutSessionRequest {
+    return ConfirmCheckoutSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmCheckoutSessionRequest>, I>>(
+    object: I,
+  ): ConfirmCheckoutSessionRequest {
+    const message = createBaseConfirmCheckoutSessionRequest();
+    message.checkoutSessionId = object.checkoutSessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseConfirmCheckoutSessionResponse(): ConfirmCheckoutSessionResponse {
+  return { checkoutSessionId: "", state: 0, pack: "", credits: 0, priceCents: 0 };
+}
+
+export const ConfirmCheckoutSessionResponse: MessageFns<ConfirmCheckoutSessionResponse> = {
+  encode(message: ConfirmCheckoutSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutSessionId !== "") {
+      writer.uint32(10).string(message.checkoutSessionId);
+    }
+    if (message.state !== 0) {
+      writer.uint32(16).int32(message.state);
+    }
+    if (message.pack !== "") {
+      writer.uint32(26).string(message.pack);
+    }
+    if (message.credits !== 0) {
+      writer.uint32(32).int32(message.credits);
+    }
+    if (message.priceCents !== 0) {
+      writer.uint32(40).int64(message.priceCents);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmCheckoutSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmCheckoutSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutSessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pack = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.credits = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.priceCents = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmCheckoutSessionResponse {
+    return {
+      checkoutSessionId: isSet(object.checkoutSessionId)
+        ? globalThis.String(object.checkoutSessionId)
+        : isSet(object.checkout_session_id)
+        ? globalThis.String(object.checkout_session_id)
+        : "",
+      state: isSet(object.state) ? checkoutStateFromJSON(object.state) : 0,
+      pack: isSet(object.pack) ? globalThis.String(object.pack) : "",
+      credits: isSet(object.credits) ? globalThis.Number(object.credits) : 0,
+      priceCents: isSet(object.priceCents)
+        ? globalThis.Number(object.priceCents)
+        : isSet(object.price_cents)
+        ? globalThis.Number(object.price_cents)
+        : 0,
+    };
+  },
+
+  toJSON(message: ConfirmCheckoutSessionResponse): unknown {
+    const obj: any = {};
+    if (message.checkoutSessionId !== "") {
+      obj.checkoutSessionId = message.checkoutSessionId;
+    }
+    if (message.state !== 0) {
+      obj.state = checkoutStateToJSON(message.state);
+    }
+    if (message.pack !== "") {
+      obj.pack = message.pack;
+    }
+    if (message.credits !== 0) {
+      obj.credits = Math.round(message.credits);
+    }
+    if (message.priceCents !== 0) {
+      obj.priceCents = Math.round(message.priceCents);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmCheckoutSessionResponse>, I>>(base?: I): ConfirmCheckoutSessionResponse {
+    return ConfirmCheckoutSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmCheckoutSessionResponse>, I>>(
+    object: I,
+  ): ConfirmCheckoutSessionResponse {
+    const message = createBaseConfirmCheckoutSessionResponse();
+    message.checkoutSessionId = object.checkoutSessionId ?? "";
+    message.state = object.state ?? 0;
+    message.pack = object.pack ?? "";
+    message.credits = object.credits ?? 0;
+    message.priceCents = object.priceCents ?? 0;
+    return message;
+  },
+};
+
 function createBaseSubscriptionBalance(): SubscriptionBalance {
   return {
     prepaidCredits: 0,
@@ -5007,6 +5302,23 @@ export const BillingServiceService = {
       Buffer.from(HandlePaymentWebhookResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): HandlePaymentWebhookResponse => HandlePaymentWebhookResponse.decode(value),
   },
+  /**
+   * The owner landed on the checkout success URL: asks the provider for the session's state and, when it is
+   * paid, fulfils it through the same idempotent path as the webhook (the webhook may be late; the redirect
+   * may never come). checkout_not_found for an unknown session.
+   */
+  confirmCheckoutSession: {
+    path: "/cardlens.billing.v1.BillingService/ConfirmCheckoutSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ConfirmCheckoutSessionRequest): Buffer =>
+      Buffer.from(ConfirmCheckoutSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConfirmCheckoutSessionRequest => ConfirmCheckoutSessionRequest.decode(value),
+    responseSerialize: (value: ConfirmCheckoutSessionResponse): Buffer =>
+      Buffer.from(ConfirmCheckoutSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ConfirmCheckoutSessionResponse =>
+      ConfirmCheckoutSessionResponse.decode(value),
+  },
   /** GET /v1/subscriptions/me (also balances in GET /v1/agents/me). */
   getSubscription: {
     path: "/cardlens.billing.v1.BillingService/GetSubscription" as const,
@@ -5148,6 +5460,12 @@ export interface BillingServiceServer extends UntypedServiceImplementation {
    * confirmations. invalid_body on a bad signature or payload. Duplicates are acknowledged.
    */
   handlePaymentWebhook: handleUnaryCall<HandlePaymentWebhookRequest, HandlePaymentWebhookResponse>;
+  /**
+   * The owner landed on the checkout success URL: asks the provider for the session's state and, when it is
+   * paid, fulfils it through the same idempotent path as the webhook (the webhook may be late; the redirect
+   * may never come). checkout_not_found for an unknown session.
+   */
+  confirmCheckoutSession: handleUnaryCall<ConfirmCheckoutSessionRequest, ConfirmCheckoutSessionResponse>;
   /** GET /v1/subscriptions/me (also balances in GET /v1/agents/me). */
   getSubscription: handleUnaryCall<GetSubscriptionRequest, GetSubscriptionResponse>;
   /**
@@ -5339,6 +5657,26 @@ export interface BillingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: HandlePaymentWebhookResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The owner landed on the checkout success URL: asks the provider for the session's state and, when it is
+   * paid, fulfils it through the same idempotent path as the webhook (the webhook may be late; the redirect
+   * may never come). checkout_not_found for an unknown session.
+   */
+  confirmCheckoutSession(
+    request: ConfirmCheckoutSessionRequest,
+    callback: (error: ServiceError | null, response: ConfirmCheckoutSessionResponse) => void,
+  ): ClientUnaryCall;
+  confirmCheckoutSession(
+    request: ConfirmCheckoutSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ConfirmCheckoutSessionResponse) => void,
+  ): ClientUnaryCall;
+  confirmCheckoutSession(
+    request: ConfirmCheckoutSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ConfirmCheckoutSessionResponse) => void,
   ): ClientUnaryCall;
   /** GET /v1/subscriptions/me (also balances in GET /v1/agents/me). */
   getSubscription(

@@ -1,0 +1,38 @@
+import { billingEventsV1, dateFromTimestamp, events } from '@cardlens/contracts';
+import { busTables, idempotentConsumer, type Bus, type Subscription } from '@cardlens/bus';
+import type { Logger } from '@cardlens/telemetry';
+import type { PrismaClient } from '../db';
+import { fulfilCreditPurchase } from '../use-cases/fulfil-credit-purchase';
+
+export const BILLING_CONSUMER_GROUP = 'billing';
+
+/**
+ * Thin transport: billing's own payment confirmations (written by the webhook path to the outbox, relayed
+ * through Kafka) → the fulfilment, inside the dedupe transaction. A redelivery after a crash between the
+ * commit and the offset commit finds its message id recorded; a second confirmation of the same payment
+ * finds the ledger key taken. Either way the credits are granted once.
+ */
+export function subscribePaymentConfirmations(bus: Bus, prisma: PrismaClient, logger: Logger): Promise<Subscription> {
+  return bus.subscribe({
+    topic: events.paymentConfirmationReceived.topic,
+    groupId: BILLING_CONSUMER_GROUP,
+    handler: idempotentConsumer(prisma, busTables('billing').processedMessages, BILLING_CONSUMER_GROUP, async (message, tx) => {
+      const confirmation = events.paymentConfirmationReceived.decode(message.value);
+      if (confirmation.kind !== billingEventsV1.PaymentKind.CREDIT_PACK) return;
+      const fulfilment = await fulfilCreditPurchase(tx, {
+        agentId: confirmation.agentId,
+        pack: confirmation.pack,
+        credits: confirmation.credits,
+        amountCents: confirmation.amountCents,
+        currency: confirmation.currency,
+        checkoutSessionId: confirmation.checkoutSessionId || null,
+        paymentIntentId: confirmation.paymentIntentId || null,
+        occurredAt: confirmation.occurredAt ? dateFromTimestamp(confirmation.occurredAt) : new Date(),
+      });
+      logger.info(
+        { agentId: fulfilment.agentId, credits: fulfilment.credits, granted: fulfilment.granted, providerEventId: confirmation.providerEventId },
+        fulfilment.granted ? 'credit purchase granted' : 'credit purchase already granted',
+      );
+    }),
+  });
+}

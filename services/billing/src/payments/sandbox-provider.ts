@@ -1,0 +1,227 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '@cardlens/telemetry';
+import type { Prisma, PrismaClient } from '../db';
+import { PaymentProviderError, type CreateCheckoutInput, type PaymentProvider, type ProviderEvent } from './provider';
+import { checkoutSessionFromStripe, eventFromStripe, paymentIntentFromStripe, type StripeObject } from './stripe-objects';
+import { signStripePayload, verifyStripeSignedEvent } from './webhook-signature';
+
+/**
+ * The local sandbox payment provider: stands in for Stripe when no STRIPE_SECRET_KEY is configured (the
+ * embedded default and tests), behind the same port. No money moves. Its checkout URL is a page the service
+ * serves itself (/sandbox/checkout/<id>) with Pay and Cancel buttons; paying writes Stripe-shaped objects and
+ * delivers a signed `checkout.session.completed` event to the service's own webhook endpoint, so purchase →
+ * checkout → webhook → outbox → bus → ledger runs end to end exactly as with Stripe. Its objects live in
+ * billing's `sandbox_objects` table so a checkout link survives a restart. It has no shared payment tokens
+ * (the config refuses SPT_ENABLED without a Stripe key).
+ */
+export interface SandboxProviderOptions {
+  prisma: PrismaClient;
+  webhookSecret: string;
+  /** Where events are delivered: the gateway's POST /v1/webhooks/stripe. */
+  webhookUrl: string;
+  /** Base of the checkout page URL (the public base URL of the gateway). */
+  publicBaseUrl: string;
+  logger: Logger;
+  /** Delivery attempts per event (Stripe retries for days; here a few quick tries, then reconciliation). */
+  deliveryAttempts?: number;
+}
+
+export interface SandboxCheckoutView {
+  id: string;
+  status: 'open' | 'complete' | 'expired';
+  description: string;
+  amountCents: number;
+  currency: string;
+  expiresAt: Date;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+export interface SandboxProvider extends PaymentProvider {
+  readonly name: 'sandbox';
+  /** The checkout page's data; undefined for an unknown session. */
+  getCheckout(id: string): Promise<SandboxCheckoutView | undefined>;
+  /** The owner pressed Pay: the session is paid and its event delivered. Returns the success URL. */
+  pay(id: string): Promise<string>;
+  /** The owner pressed Cancel: nothing changes (the session stays open until it expires). Returns the cancel URL. */
+  cancel(id: string): Promise<string>;
+}
+
+const randomId = (prefix: string): string => `${prefix}_${randomBytes(18).toString('base64url').replace(/[-_]/g, '').slice(0, 24)}`;
+const unix = (date: Date): number => Math.floor(date.getTime() / 1000);
+
+export function createSandboxProvider(options: SandboxProviderOptions): SandboxProvider {
+  const { prisma, logger } = options;
+  const attempts = options.deliveryAttempts ?? 4;
+
+  const load = async (id: string, type: string, client: Prisma.TransactionClient | PrismaClient = prisma): Promise<StripeObject | undefined> => {
+    const row = await client.sandboxObject.findUnique({ where: { id } });
+    return row && row.type === type ? (row.data as StripeObject) : undefined;
+  };
+  const save = (tx: Prisma.TransactionClient | PrismaClient, id: string, type: string, data: StripeObject) =>
+    tx.sandboxObject.upsert({ where: { id }, create: { id, type, data: data as Prisma.InputJsonValue }, update: { data: data as Prisma.InputJsonValue } });
+
+  /** Records the event (for the events list the reconciliation reads) and delivers it in the background. */
+  const emit = async (tx: Prisma.TransactionClient | PrismaClient, type: string, object: StripeObject): Promise<StripeObject> => {
+    const event = { id: randomId('evt_sandbox'), object: 'event', type, created: unix(new Date()), livemode: false, api_version: 'sandbox', data: { object } };
+    await save(tx, event.id, 'event', event);
+    return event;
+  };
+
+  const deliverOnce = async (event: StripeObject, attempt: number): Promise<boolean> => {
+    // Signed at send time, as Stripe does, so a retry carries a fresh timestamp.
+    const payload = JSON.stringify(event);
+    try {
+      const response = await fetch(options.webhookUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signStripePayload(payload, options.webhookSecret) },
+        body: payload,
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (response.ok) return true;
+      logger.warn({ eventId: event.id, status: response.status, attempt }, 'sandbox webhook delivery refused');
+    } catch (error) {
+      logger.warn({ eventId: event.id, err: error, attempt }, 'sandbox webhook delivery failed');
+    }
+    return false;
+  };
+
+  /** Delivers an event: the first attempt is awaited, retries (with backoff) continue in the background. */
+  const deliver = async (event: StripeObject): Promise<void> => {
+    if (await deliverOnce(event, 1)) return;
+    void (async () => {
+      for (let attempt = 2; attempt <= attempts; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt).unref());
+        if (await deliverOnce(event, attempt)) return;
+      }
+      logger.error({ eventId: event.id }, 'sandbox webhook not delivered; `npm run billing:reconcile -- --repair` feeds it');
+    })();
+  };
+
+  /** An open session past its expiry reads as expired, and its `checkout.session.expired` event goes out once. */
+  const current = async (id: string): Promise<StripeObject | undefined> => {
+    const session = await load(id, 'checkout.session');
+    if (!session || session.status !== 'open' || Number(session.expires_at) > unix(new Date())) return session;
+    const expired = { ...session, status: 'expired' };
+    const event = await prisma.$transaction(async (tx) => {
+      await save(tx, id, 'checkout.session', expired);
+      return emit(tx, 'checkout.session.expired', expired);
+    });
+    void deliver(event);
+    return expired;
+  };
+
+  return {
+    name: 'sandbox',
+
+    async createCheckoutSession(input: CreateCheckoutInput) {
+      // Stripe's idempotency: the same key returns the session it created the first time.
+      const existing = await prisma.sandboxObject.findFirst({ where: { type: 'checkout.session', data: { path: ['idempotency_key'], equals: input.idempotencyKey } } });
+      if (existing) return checkoutSessionFromStripe(existing.data as StripeObject);
+      const id = randomId('cs_sandbox');
+      const session: StripeObject = {
+        id,
+        object: 'checkout.session',
+        mode: 'payment',
+        status: 'open',
+        payment_status: 'unpaid',
+        url: `${options.publicBaseUrl}/sandbox/checkout/${id}`,
+        amount_total: input.amountCents,
+        currency: input.currency,
+        client_reference_id: input.clientReferenceId,
+        metadata: input.metadata,
+        payment_intent: null,
+        expires_at: unix(input.expiresAt),
+        created: unix(new Date()),
+        success_url: input.successUrl.replace('{CHECKOUT_SESSION_ID}', id),
+        cancel_url: input.cancelUrl,
+        description: input.productName,
+        idempotency_key: input.idempotencyKey,
+        livemode: false,
+      };
+      await save(prisma, id, 'checkout.session', session);
+      return checkoutSessionFromStripe(session);
+    },
+
+    async retrieveCheckoutSession(id: string) {
+      const session = await current(id);
+      return session ? checkoutSessionFromStripe(session) : undefined;
+    },
+
+    verifyWebhook: (payload: Buffer, signature: string): ProviderEvent => verifyStripeSignedEvent(payload, signature, options.webhookSecret),
+
+    async *listCheckoutSessions(since: Date) {
+      for (const row of await listRows('checkout.session', since)) yield checkoutSessionFromStripe(row);
+    },
+    async *listPaymentIntents(since: Date) {
+      for (const row of await listRows('payment_intent', since)) yield paymentIntentFromStripe(row);
+    },
+    async *listEvents(types: readonly string[], since: Date) {
+      for (const row of await listRows('event', since)) if (types.includes(String(row.type))) yield eventFromStripe(row);
+    },
+
+    retrieveGrantedToken() {
+      return Promise.reject(new PaymentProviderError('invalid', 'the sandbox provider has no shared payment tokens'));
+    },
+    confirmTokenPayment() {
+      return Promise.reject(new PaymentProviderError('invalid', 'the sandbox provider has no shared payment tokens'));
+    },
+
+    async getCheckout(id: string) {
+      const session = await current(id);
+      if (!session) return undefined;
+      return {
+        id,
+        status: session.status as SandboxCheckoutView['status'],
+        description: String(session.description ?? ''),
+        amountCents: Number(session.amount_total),
+        currency: String(session.currency),
+        expiresAt: new Date(Number(session.expires_at) * 1000),
+        successUrl: String(session.success_url),
+        cancelUrl: String(session.cancel_url),
+      };
+    },
+
+    async pay(id: string) {
+      const event = await prisma.$transaction(async (tx) => {
+        // Row lock: two Pay clicks at once make one payment.
+        await tx.$queryRaw`SELECT id FROM "billing"."sandbox_objects" WHERE id = ${id} FOR UPDATE`;
+        const session = await load(id, 'checkout.session', tx);
+        if (!session) throw new PaymentProviderError('not_found', `no sandbox checkout session ${id}`);
+        if (session.status === 'complete') return undefined;
+        if (session.status !== 'open' || Number(session.expires_at) <= unix(new Date())) throw new PaymentProviderError('invalid', `checkout session ${id} is ${String(session.status)}`);
+        const intentId = randomId('pi_sandbox');
+        const intent = {
+          id: intentId,
+          object: 'payment_intent',
+          amount: session.amount_total,
+          currency: session.currency,
+          status: 'succeeded',
+          metadata: session.metadata,
+          created: unix(new Date()),
+          livemode: false,
+        };
+        const paid = { ...session, status: 'complete', payment_status: 'paid', payment_intent: intentId };
+        await save(tx, intentId, 'payment_intent', intent);
+        await save(tx, id, 'checkout.session', paid);
+        return emit(tx, 'checkout.session.completed', paid);
+      });
+      // The first attempt is awaited, so the owner's next page (the success URL) normally finds it delivered.
+      if (event) await deliver(event);
+      else logger.info({ checkoutSessionId: id }, 'sandbox checkout already paid');
+      const session = await load(id, 'checkout.session');
+      return String(session?.success_url);
+    },
+
+    async cancel(id: string) {
+      const session = await current(id);
+      if (!session) throw new PaymentProviderError('not_found', `no sandbox checkout session ${id}`);
+      return String(session.cancel_url);
+    },
+  };
+
+  async function listRows(type: string, since: Date): Promise<StripeObject[]> {
+    const rows = await prisma.sandboxObject.findMany({ where: { type, createdAt: { gte: since } }, orderBy: { createdAt: 'desc' } });
+    return rows.map((row) => row.data as StripeObject);
+  }
+}

@@ -1,0 +1,157 @@
+import Stripe from 'stripe';
+import { checkoutSessionFromStripe, eventFromStripe, paymentIntentFromStripe, fromUnix, str, type StripeObject } from './stripe-objects';
+import { verifyStripeSignedEvent } from './webhook-signature';
+import {
+  PaymentProviderError,
+  type CreateCheckoutInput,
+  type GrantedToken,
+  type PaymentProvider,
+  type ProviderCheckoutSession,
+  type ProviderEvent,
+  type ProviderPaymentIntent,
+  type TokenPaymentInput,
+} from './provider';
+
+/**
+ * The Stripe API version this code was written against, pinned so a library or account upgrade never changes
+ * the shapes we parse. It is the version stripe-node 23 was generated for.
+ */
+export const STRIPE_API_VERSION = '2026-10-28.endive';
+
+/**
+ * Default API version for the shared payment token calls (private preview, absent from the GA stripe package).
+ * Assumed, from Stripe's preview reference of 2026-04-22: GET /v1/shared_payment/granted_tokens/{id} returns
+ * `{ id, deactivated_at, deactivated_reason, usage_limits: { currency, max_amount, expires_at } }`, and
+ * POST /v1/payment_intents accepts `payment_method_data[shared_payment_granted_token]` with `confirm=true`.
+ * STRIPE_SPT_API_VERSION overrides it when Stripe moves the preview.
+ */
+export const DEFAULT_SPT_API_VERSION = '2026-04-22.preview';
+
+export interface StripeProviderOptions {
+  secretKey: string;
+  webhookSecret: string;
+  /** Tests point the client at a fake Stripe server (e.g. http://127.0.0.1:12111); production leaves it unset. */
+  apiBaseUrl?: string;
+  timeoutMs: number;
+  sptApiVersion: string;
+}
+
+/** Maps stripe-node's errors onto the port's kinds; messages stay in our logs, never in client responses. */
+function providerError(error: unknown, what: string): PaymentProviderError {
+  if (error instanceof PaymentProviderError) return error;
+  const e = error as { type?: string; statusCode?: number; code?: string; message?: string };
+  const detail = `${what}: ${e.type ?? 'error'}${e.code ? ` (${e.code})` : ''}${e.statusCode ? ` HTTP ${e.statusCode}` : ''}`;
+  if (e.type === 'StripeCardError') return new PaymentProviderError('declined', detail, { cause: error });
+  if (e.statusCode === 404) return new PaymentProviderError('not_found', detail, { cause: error });
+  if (e.type === 'StripeInvalidRequestError' || e.type === 'StripeIdempotencyError') return new PaymentProviderError('invalid', detail, { cause: error });
+  return new PaymentProviderError('unavailable', detail, { cause: error });
+}
+
+export function createStripeProvider(options: StripeProviderOptions): PaymentProvider {
+  const base = options.apiBaseUrl ? new URL(options.apiBaseUrl) : undefined;
+  const stripe = new Stripe(options.secretKey, {
+    apiVersion: STRIPE_API_VERSION as Stripe.StripeConfig['apiVersion'],
+    timeout: options.timeoutMs,
+    // Idempotency keys make retries safe; stripe-node retries connection errors and 5xx/409 with backoff.
+    maxNetworkRetries: 2,
+    appInfo: { name: 'cardlens-billing' },
+    telemetry: false,
+    ...(base
+      ? { host: base.hostname, port: Number(base.port || (base.protocol === 'https:' ? 443 : 80)), protocol: base.protocol.replace(':', '') as 'http' | 'https' }
+      : {}),
+  });
+
+  async function* list<T>(path: string, params: Record<string, unknown>, map: (o: StripeObject) => T, apiVersion?: string): AsyncIterable<T> {
+    let startingAfter: string | undefined;
+    for (;;) {
+      let page: { data: StripeObject[]; has_more: boolean };
+      try {
+        page = (await stripe.rawRequest('GET', path, { ...params, limit: 100, ...(startingAfter ? { starting_after: startingAfter } : {}) }, apiVersion ? { apiVersion } : {})) as typeof page;
+      } catch (error) {
+        throw providerError(error, `list ${path}`);
+      }
+      for (const object of page.data) yield map(object);
+      if (!page.has_more || page.data.length === 0) return;
+      startingAfter = String(page.data.at(-1)!.id);
+    }
+  }
+
+  return {
+    name: 'stripe',
+
+    async createCheckoutSession(input: CreateCheckoutInput) {
+      try {
+        const session = await stripe.checkout.sessions.create(
+          {
+            mode: 'payment',
+            line_items: [{ quantity: 1, price_data: { currency: input.currency, unit_amount: input.amountCents, product_data: { name: input.productName } } }],
+            client_reference_id: input.clientReferenceId,
+            metadata: input.metadata,
+            // The PaymentIntent (and so the charge finance sees in the dashboard) carries the same metadata.
+            payment_intent_data: { metadata: input.metadata },
+            expires_at: Math.floor(input.expiresAt.getTime() / 1000),
+            success_url: input.successUrl,
+            cancel_url: input.cancelUrl,
+          },
+          { idempotencyKey: input.idempotencyKey },
+        );
+        return checkoutSessionFromStripe(session as unknown as StripeObject);
+      } catch (error) {
+        throw providerError(error, 'create checkout session');
+      }
+    },
+
+    async retrieveCheckoutSession(id: string) {
+      try {
+        return checkoutSessionFromStripe((await stripe.checkout.sessions.retrieve(id)) as unknown as StripeObject);
+      } catch (error) {
+        const mapped = providerError(error, 'retrieve checkout session');
+        if (mapped.kind === 'not_found') return undefined;
+        throw mapped;
+      }
+    },
+
+    verifyWebhook: (payload: Buffer, signature: string): ProviderEvent => verifyStripeSignedEvent(payload, signature, options.webhookSecret),
+
+    listCheckoutSessions: (since) => list('/v1/checkout/sessions', { created: { gte: Math.floor(since.getTime() / 1000) } }, checkoutSessionFromStripe),
+    listPaymentIntents: (since) => list('/v1/payment_intents', { created: { gte: Math.floor(since.getTime() / 1000) } }, paymentIntentFromStripe),
+    listEvents: (types, since) => list('/v1/events', { types: [...types], created: { gte: Math.floor(since.getTime() / 1000) } }, eventFromStripe),
+
+    async retrieveGrantedToken(id: string): Promise<GrantedToken> {
+      let token: StripeObject;
+      try {
+        token = (await stripe.rawRequest('GET', `/v1/shared_payment/granted_tokens/${encodeURIComponent(id)}`, undefined, { apiVersion: options.sptApiVersion })) as StripeObject;
+      } catch (error) {
+        throw providerError(error, 'retrieve granted token');
+      }
+      const limits = (token.usage_limits ?? {}) as StripeObject;
+      return {
+        id: String(token.id),
+        deactivated: token.deactivated_at != null,
+        currency: str(limits.currency) ?? '',
+        maxAmountCents: Number(limits.max_amount ?? 0),
+        expiresAt: limits.expires_at != null ? fromUnix(limits.expires_at) : null,
+      };
+    },
+
+    async confirmTokenPayment(input: TokenPaymentInput) {
+      try {
+        const intent = (await stripe.rawRequest(
+          'POST',
+          '/v1/payment_intents',
+          {
+            amount: input.amountCents,
+            currency: input.currency,
+            confirm: true,
+            payment_method_data: { shared_payment_granted_token: input.tokenId },
+            metadata: input.metadata,
+          },
+          { apiVersion: options.sptApiVersion, idempotencyKey: input.idempotencyKey },
+        )) as StripeObject;
+        return paymentIntentFromStripe(intent);
+      } catch (error) {
+        throw providerError(error, 'confirm token payment');
+      }
+    },
+  };
+}

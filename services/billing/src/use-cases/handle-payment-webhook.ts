@@ -1,0 +1,37 @@
+import { AppError } from '@cardlens/errors';
+import { interpretPurchaseEvent } from '../domain/purchase-events';
+import { WebhookVerificationError, type ProviderEvent } from '../payments/provider';
+import type { PurchaseDeps } from './purchase-deps';
+import { recordPaymentEvent, type PaymentEventSource } from './record-payment-event';
+
+export interface IngestedEvent {
+  eventId: string;
+  type: string;
+  /** True when this event id was recorded before: acknowledged, nothing applied again. */
+  duplicate: boolean;
+}
+
+/**
+ * POST /v1/webhooks/stripe: verify the signature over the raw bytes before anything is parsed (invalid_body
+ * otherwise, nothing applied), then ingest. Answering only after the event row and its outbox message are
+ * committed means a failure here makes the provider redeliver rather than lose the event.
+ */
+export async function handlePaymentWebhook(deps: PurchaseDeps, payload: Buffer, signature: string): Promise<IngestedEvent> {
+  if (!signature) throw new AppError('invalid_body', 'The Stripe-Signature header is missing.');
+  let event: ProviderEvent;
+  try {
+    event = deps.provider.verifyWebhook(payload, signature);
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) throw new AppError('invalid_body', 'The webhook signature or payload is not valid.', { cause: error });
+    throw error;
+  }
+  return ingestPaymentEvent(deps, event, 'webhook');
+}
+
+/** The one ingestion path for provider events: webhooks, and the reconciliation's repair of missed ones. */
+export async function ingestPaymentEvent(deps: PurchaseDeps, event: ProviderEvent, source: PaymentEventSource): Promise<IngestedEvent> {
+  const meaning = interpretPurchaseEvent(event, deps.environment);
+  const recorded = await deps.prisma.$transaction((tx) => recordPaymentEvent(tx, { id: event.id, type: event.type, occurredAt: event.created, source }, meaning));
+  if (recorded && meaning.kind === 'paid') deps.nudgeOutbox();
+  return { eventId: event.id, type: event.type, duplicate: !recorded };
+}
