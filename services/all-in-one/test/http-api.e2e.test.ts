@@ -171,6 +171,7 @@ function apiSuite(mode: StackMode) {
           amountCents: 500,
           currency: 'usd',
           credits: 25,
+          paymentIntentId: `pi_bus_${agentId}`,
           occurredAt: timestampFromDate(new Date()),
         }),
       );
@@ -184,6 +185,13 @@ function apiSuite(mode: StackMode) {
         if (tier !== 'paid') await new Promise((r) => setTimeout(r, 150));
       }
       expect(tier).toBe('paid');
+      // Billing consumed the same confirmation: the credits once (1 trial + 25).
+      let credits = 0;
+      for (let i = 0; i < 100 && credits !== 26; i++) {
+        credits = Number((await stack.call('GET', '/v1/agents/me', { headers: key })).json.credits);
+        if (credits !== 26) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(credits).toBe(26);
     });
   });
 

@@ -1,5 +1,5 @@
 import { billingEventsV1, dateFromTimestamp, events } from '@cardlens/contracts';
-import { busTables, idempotentConsumer, type Bus, type Subscription } from '@cardlens/bus';
+import { busTables, idempotentConsumer, type Bus, type MessageHandler, type Subscription } from '@cardlens/bus';
 import type { Logger } from '@cardlens/telemetry';
 import type { PrismaClient } from '../db';
 import { fulfilCreditPurchase } from '../use-cases/fulfil-credit-purchase';
@@ -16,9 +16,20 @@ export function subscribePaymentConfirmations(bus: Bus, prisma: PrismaClient, lo
   return bus.subscribe({
     topic: events.paymentConfirmationReceived.topic,
     groupId: BILLING_CONSUMER_GROUP,
-    handler: idempotentConsumer(prisma, busTables('billing').processedMessages, BILLING_CONSUMER_GROUP, async (message, tx) => {
+    handler: paymentConfirmationHandler(prisma, logger),
+  });
+}
+
+/** The consumer's handler (exported so tests can crash it between the database commit and the acknowledgement). */
+export function paymentConfirmationHandler(prisma: PrismaClient, logger: Logger): MessageHandler {
+  return idempotentConsumer(prisma, busTables('billing').processedMessages, BILLING_CONSUMER_GROUP, async (message, tx) => {
       const confirmation = events.paymentConfirmationReceived.decode(message.value);
       if (confirmation.kind !== billingEventsV1.PaymentKind.CREDIT_PACK) return;
+      if (!confirmation.checkoutSessionId && !confirmation.paymentIntentId) {
+        // Retrying cannot fix it: acknowledge and leave it to the logs (and the reconciliation).
+        logger.error({ providerEventId: confirmation.providerEventId }, 'payment confirmation names no checkout session or payment intent; not fulfilled');
+        return;
+      }
       const fulfilment = await fulfilCreditPurchase(tx, {
         agentId: confirmation.agentId,
         pack: confirmation.pack,
@@ -33,6 +44,5 @@ export function subscribePaymentConfirmations(bus: Bus, prisma: PrismaClient, lo
         { agentId: fulfilment.agentId, credits: fulfilment.credits, granted: fulfilment.granted, providerEventId: confirmation.providerEventId },
         fulfilment.granted ? 'credit purchase granted' : 'credit purchase already granted',
       );
-    }),
   });
 }

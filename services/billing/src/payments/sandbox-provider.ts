@@ -94,7 +94,7 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
         await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt).unref());
         if (await deliverOnce(event, attempt)) return;
       }
-      logger.error({ eventId: event.id }, 'sandbox webhook not delivered; `npm run billing:reconcile -- --repair` feeds it');
+      logger.error({ eventId: event.id }, 'sandbox webhook not delivered; `npm run billing:reconcile -- --since <date> --repair` feeds it');
     })();
   };
 

@@ -6,9 +6,7 @@ import {
   type CreateCheckoutInput,
   type GrantedToken,
   type PaymentProvider,
-  type ProviderCheckoutSession,
   type ProviderEvent,
-  type ProviderPaymentIntent,
   type TokenPaymentInput,
 } from './provider';
 

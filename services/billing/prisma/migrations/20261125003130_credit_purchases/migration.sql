@@ -88,7 +88,7 @@ CREATE INDEX "sandbox_objects_type_created_at_idx" ON "billing"."sandbox_objects
 -- CreateIndex
 CREATE INDEX "outbox_published_at_created_at_idx" ON "billing"."outbox"("published_at", "created_at");
 
--- Invariants the database guarantees (Prisma does not model CHECK constraints; drift checks ignore them).
+-- Invariants the database guarantees (Prisma does not model CHECK constraints, and drift checks ignore them).
 ALTER TABLE "billing"."checkout_sessions" ADD CONSTRAINT "checkout_sessions_state_valid" CHECK ("state" IN ('creating', 'open', 'processing', 'paid', 'expired', 'failed'));
 ALTER TABLE "billing"."checkout_sessions" ADD CONSTRAINT "checkout_sessions_open_slot_only_while_open" CHECK (("open_slot" IS NULL) OR ("state" IN ('creating', 'open')));
 ALTER TABLE "billing"."checkout_sessions" ADD CONSTRAINT "checkout_sessions_paid_has_time" CHECK (("state" <> 'paid') OR ("paid_at" IS NOT NULL));
