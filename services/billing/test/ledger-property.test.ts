@@ -21,6 +21,7 @@ import { PrismaClient } from '../src/db';
 import { appendEntry, retryOnIdempotencyRace, type AppendedEntry } from '../src/domain/ledger';
 import { defaultPricing } from '../src/domain/pricing';
 import { debitCredits } from '../src/use-cases/debit-credits';
+import { fulfilCreditPurchase } from '../src/use-cases/fulfil-credit-purchase';
 import { getBalance } from '../src/use-cases/get-balance';
 import { grantTrialCredits, type TrialGrantResult } from '../src/use-cases/grant-trial-credits';
 import { refundCredits } from '../src/use-cases/refund-credits';
@@ -205,13 +206,27 @@ interface Run {
 const scanKey = (run: Run, scanId: number): string => `${run.agentId}-${scanId}`;
 
 /**
- * There is no purchase use case yet; a purchase (or an operator grant) will be one appendEntry of kind
- * 'purchase'/'grant' in its own transaction, keyed by the payment/grant id, retried on an idempotency race
- * exactly like debitCredits. grantTrialCredits is exercised as well ('trial' ops) but can credit an agent
- * only once, so it cannot be the only source of credits here.
+ * A purchase goes through the real fulfilment every payment path calls (the confirmation consumer, the
+ * success URL, the token rail), keyed by its checkout session: a repeat of a grant id is a replayed
+ * confirmation of the same payment. An operator grant is one appendEntry of kind 'grant'. grantTrialCredits
+ * is exercised as well ('trial' ops) but can credit an agent only once, so it cannot be the only source here.
  */
-function grantCredits(run: Run, grantId: number): Promise<AppendedEntry> {
+async function grantCredits(run: Run, grantId: number): Promise<AppendedEntry> {
   const grant = run.scenario.grants[grantId]!;
+  if (grant.kind === 'purchase') {
+    const purchase = {
+      agentId: run.agentId,
+      pack: 'starter',
+      credits: grant.amount,
+      amountCents: grant.amount * 20,
+      currency: 'USD',
+      checkoutSessionId: `cs_prop_${run.agentId}_${grantId}`,
+      paymentIntentId: `pi_prop_${run.agentId}_${grantId}`,
+      occurredAt: run.day,
+    };
+    const fulfilment = await run.prisma.$transaction((tx) => fulfilCreditPurchase(tx, purchase));
+    return { entryId: fulfilment.entryId, balanceAfter: fulfilment.balanceAfter, replayed: !fulfilment.granted, amount: fulfilment.credits };
+  }
   return retryOnIdempotencyRace(() =>
     run.prisma.$transaction((tx) =>
       appendEntry(tx, {

@@ -5,6 +5,8 @@ import { purchaseLedgerKey, type PaidPurchase } from '../domain/purchase-events'
 export interface Fulfilment {
   /** False when this purchase had already been granted (a duplicate confirmation). */
   granted: boolean;
+  /** The purchase's ledger entry (the original one on a duplicate). */
+  entryId: bigint;
   agentId: number;
   credits: number;
   balanceAfter: number;
@@ -37,5 +39,5 @@ export async function fulfilCreditPurchase(tx: Prisma.TransactionClient, purchas
       data: { state: 'paid', paidAt: purchase.occurredAt, paymentIntentId: purchase.paymentIntentId, openSlot: null },
     });
   }
-  return { granted: !entry.replayed, agentId, credits: entry.amount, balanceAfter: entry.balanceAfter };
+  return { granted: !entry.replayed, entryId: entry.entryId, agentId, credits: entry.amount, balanceAfter: entry.balanceAfter };
 }
