@@ -31,6 +31,9 @@
  * uniqueRedisPrefix() give topic/group names and Redis keys no other run uses (clean up with
  * deleteTopicsWithPrefix / deleteRedisKeys).
  *
+ * FakeStripeServer is a FAKE of the Stripe API endpoints billing calls, used only in tests of the code around
+ * Stripe (which cannot be reached from here, and which tests must never call).
+ *
  * The module does not import @jest/globals at runtime (describeWithInfra takes describe/beforeAll from the
  * globals jest injects), so the non-jest helpers also work from scripts run with tsx.
  */
@@ -58,3 +61,4 @@ export {
   type OpenApiResponseValidator,
   type ResponseHeaders,
 } from './openapi-validator';
+export { FakeStripeServer, type FailureInjection, type RecordedRequest, type TokenOutcome } from './fake-stripe-server';
