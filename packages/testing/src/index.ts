@@ -62,3 +62,4 @@ export {
   type ResponseHeaders,
 } from './openapi-validator';
 export { FakeStripeServer, type FailureInjection, type RecordedRequest, type TokenOutcome } from './fake-stripe-server';
+export { chromiumPath, describeWithBrowser, launchChromium } from './browser';
