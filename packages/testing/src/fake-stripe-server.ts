@@ -6,7 +6,11 @@
  *
  * Served: checkout sessions (create with idempotency, retrieve, list, expire), events (list, retrieve),
  * payment intents (create-and-confirm with a shared payment token, retrieve, list) and shared payment granted
- * tokens (retrieve). Tests drive what the payer does with completeCheckoutSession, asyncPaymentSucceeded, ...
+ * tokens (retrieve). Tests drive what the payer does with completeCheckoutSession, asyncPaymentSucceeded, ...,
+ * and time with clock.advance (open sessions then expire as they would at Stripe).
+ *
+ * stripe-node 23 retries a reset connection once even with maxNetworkRetries 0 (and keys every POST for it), so
+ * `failNext({ mode: 'reset' })` needs a count one above the client's retries to surface StripeConnectionError.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -44,10 +48,20 @@ export class FakeStripeServer {
   private intents = new Map<string, Json>();
   private events: Json[] = [];
   private tokens = new Map<string, { token: Json; outcome: TokenOutcome }>();
+  /** payment_intent_data[metadata] per session: Stripe puts it on the intent, not on the session. */
+  private intentMetadata = new Map<string, Json>();
   private idempotent = new Map<string, { params: string; status: number; body: Json }>();
   private failures: (FailureInjection & { left: number })[] = [];
   private offsetSeconds = 0;
   private readonly sockets = new Set<Socket>();
+
+  /** The fake's clock: `advance` moves Stripe's "now" forward, so open sessions can pass their expires_at. */
+  readonly clock = {
+    now: (): number => Math.floor(Date.now() / 1000) + this.offsetSeconds,
+    advance: (seconds: number): void => {
+      this.offsetSeconds += seconds;
+    },
+  };
 
   private constructor(private readonly server: Server, readonly port: number) {}
 
@@ -83,18 +97,20 @@ export class FakeStripeServer {
     this.intents.clear();
     this.events = [];
     this.tokens.clear();
+    this.intentMetadata.clear();
     this.idempotent.clear();
     this.failures = [];
     this.offsetSeconds = 0;
   }
 
-  /** The fake's clock (unix seconds), which `advance` moves forward. */
+  /** Same as clock.now() (unix seconds). */
   now(): number {
-    return Math.floor(Date.now() / 1000) + this.offsetSeconds;
+    return this.clock.now();
   }
 
+  /** Same as clock.advance(seconds). */
   advance(seconds: number): void {
-    this.offsetSeconds += seconds;
+    this.clock.advance(seconds);
   }
 
   failNext(injection: FailureInjection = {}): void {
@@ -124,7 +140,8 @@ export class FakeStripeServer {
   /** The payer finished checkout: `paid` (card) or `unpaid` (a delayed method such as a bank debit). */
   completeCheckoutSession(id: string, options: { paymentStatus: 'paid' | 'unpaid' }): Json {
     const session = this.mustSession(id);
-    const intent = this.createIntent(Number(session.amount_total), String(session.currency), session.metadata as Json, options.paymentStatus === 'paid' ? 'succeeded' : 'processing');
+    const metadata = this.intentMetadata.get(id) ?? {};
+    const intent = this.createIntent(Number(session.amount_total), String(session.currency), metadata, options.paymentStatus === 'paid' ? 'succeeded' : 'processing');
     Object.assign(session, { status: 'complete', payment_status: options.paymentStatus, payment_intent: intent.id });
     return this.emit('checkout.session.completed', session);
   }
@@ -139,6 +156,10 @@ export class FakeStripeServer {
 
   asyncPaymentFailed(id: string): Json {
     const session = this.mustSession(id);
+    session.payment_status = 'unpaid';
+    // As at Stripe: the failed debit sends the intent back for another payment method.
+    const intent = this.intents.get(String(session.payment_intent));
+    if (intent) intent.status = 'requires_payment_method';
     return this.emit('checkout.session.async_payment_failed', session);
   }
 
@@ -234,7 +255,8 @@ export class FakeStripeServer {
       }
     }
     const [status, body] = this.route(method, url.pathname, params);
-    if (idempotencyKey && status < 500) this.idempotent.set(idempotencyKey, { params: raw, status, body });
+    // Stripe saves the result once the endpoint ran: successes and declines, not validation errors or 5xx.
+    if (idempotencyKey && (status < 400 || status === 402)) this.idempotent.set(idempotencyKey, { params: raw, status, body });
     send(res, status, body);
   }
 
@@ -271,16 +293,17 @@ export class FakeStripeServer {
         livemode: false,
       };
       this.sessions.set(id, session);
+      this.intentMetadata.set(id, { ...((params.payment_intent_data as Json | undefined)?.metadata as Json | undefined) });
       return [200, session];
     }
     if (method === 'GET' && path === '/v1/checkout/sessions') {
-      return [200, this.list(path, [...this.sessions.values()].map((s) => this.observe(s)).reverse(), params, (s) => !params.status || s.status === params.status)];
+      return this.list(path, [...this.sessions.values()].map((s) => this.observe(s)).reverse(), params, (s) => !params.status || s.status === params.status);
     }
-    if ((m = path.match(/^\/v1\/checkout\/sessions\/([^/]+)(\/expire)?$/))) {
+    if ((m = path.match(/^\/v1\/checkout\/sessions\/([^/]+)(\/expire)?$/)) && method === (m[2] ? 'POST' : 'GET')) {
       const session = this.sessions.get(m[1]!);
       if (!session) return missing(`checkout.session: '${m[1]}'`);
       this.observe(session);
-      if (m[2] && method === 'POST') {
+      if (m[2]) {
         if (session.status !== 'open') return invalid(`Only Checkout Sessions with a status in ["open"] can be expired.`);
         session.status = 'expired';
         this.emit('checkout.session.expired', session);
@@ -289,13 +312,15 @@ export class FakeStripeServer {
     }
     if (method === 'GET' && path === '/v1/events') {
       const types = params.types ? (params.types as string[]) : params.type ? [String(params.type)] : undefined;
-      return [200, this.list(path, this.events, params, (e) => !types || types.includes(String(e.type)))];
+      // `type` may end in `.*` (e.g. checkout.session.*), as at Stripe.
+      const wanted = (type: string) => !types || types.some((t) => (t.endsWith('.*') ? type.startsWith(t.slice(0, -1)) : type === t));
+      return this.list(path, this.events, params, (e) => wanted(String(e.type)));
     }
-    if ((m = path.match(/^\/v1\/events\/([^/]+)$/))) {
+    if ((m = path.match(/^\/v1\/events\/([^/]+)$/)) && method === 'GET') {
       const event = this.events.find((e) => e.id === m![1]);
       return event ? [200, event] : missing(`event: '${m[1]}'`);
     }
-    if ((m = path.match(/^\/v1\/shared_payment\/granted_tokens\/([^/]+)$/))) {
+    if ((m = path.match(/^\/v1\/shared_payment\/granted_tokens\/([^/]+)$/)) && method === 'GET') {
       const token = this.tokens.get(m[1]!);
       return token ? [200, token.token] : missing(`shared_payment.granted_token: '${m[1]}'`);
     }
@@ -303,6 +328,12 @@ export class FakeStripeServer {
       const tokenId = String((params.payment_method_data as Json | undefined)?.shared_payment_granted_token ?? '');
       const token = this.tokens.get(tokenId);
       if (!token || token.token.deactivated_at) return invalid(`The shared payment granted token '${tokenId}' cannot be used.`);
+      // The token's usage limits bind at Stripe too, whatever the caller checked beforehand.
+      const limits = token.token.usage_limits as { currency: string; max_amount: number; expires_at: number | null };
+      if (limits.expires_at !== null && limits.expires_at <= this.now()) return invalid(`The shared payment granted token '${tokenId}' has expired.`);
+      if (String(params.currency) !== limits.currency || Number(params.amount) > limits.max_amount) {
+        return invalid(`The payment exceeds the usage limits of the shared payment granted token '${tokenId}'.`);
+      }
       if (token.outcome === 'declined') {
         return [402, { error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' } }];
       }
@@ -310,21 +341,29 @@ export class FakeStripeServer {
       if (token.outcome === 'succeeded') this.emit('payment_intent.succeeded', intent);
       return [200, intent];
     }
-    if (method === 'GET' && path === '/v1/payment_intents') return [200, this.list(path, [...this.intents.values()].reverse(), params, () => true)];
-    if ((m = path.match(/^\/v1\/payment_intents\/([^/]+)$/))) {
+    if (method === 'GET' && path === '/v1/payment_intents') return this.list(path, [...this.intents.values()].reverse(), params, () => true);
+    if ((m = path.match(/^\/v1\/payment_intents\/([^/]+)$/)) && method === 'GET') {
       const intent = this.intents.get(m[1]!);
       return intent ? [200, intent] : missing(`payment_intent: '${m[1]}'`);
     }
-    return missing(`route ${method} ${path}`);
+    return [404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}).` } }];
   }
 
   /** Stripe's list envelope: newest first, `created[gte|lte]`, `limit` (max 100), `starting_after`. */
-  private list(url: string, items: Json[], params: Json, keep: (item: Json) => boolean): Json {
+  private list(url: string, items: Json[], params: Json, keep: (item: Json) => boolean): [number, Json] {
+    const limit = Number(params.limit ?? 10);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      return [400, { error: { type: 'invalid_request_error', param: 'limit', message: 'This value must be between 1 and 100.' } }];
+    }
     const created = (params.created ?? {}) as Json;
     let data = items.filter((item) => keep(item) && (created.gte === undefined || Number(item.created) >= Number(created.gte)) && (created.lte === undefined || Number(item.created) <= Number(created.lte)));
-    if (params.starting_after) data = data.slice(data.findIndex((item) => item.id === params.starting_after) + 1);
-    const limit = Math.min(100, Number(params.limit ?? 10));
-    return { object: 'list', url, has_more: data.length > limit, data: data.slice(0, limit) };
+    if (params.starting_after) {
+      // An unknown cursor must not restart the list from the top (auto-pagination would loop).
+      const at = data.findIndex((item) => item.id === params.starting_after);
+      if (at < 0) return [400, { error: { type: 'invalid_request_error', param: 'starting_after', message: `No such object: '${String(params.starting_after)}'` } }];
+      data = data.slice(at + 1);
+    }
+    return [200, { object: 'list', url, has_more: data.length > limit, data: data.slice(0, limit) }];
   }
 }
 

@@ -34,6 +34,9 @@
  * FakeStripeServer is a FAKE of the Stripe API endpoints billing calls, used only in tests of the code around
  * Stripe (which cannot be reached from here, and which tests must never call).
  *
+ * describeWithBrowser / launchChromium drive Debian's chromium (CHROMIUM_PATH overrides) through playwright-core;
+ * like the services, a missing browser skips locally and fails with CI=true.
+ *
  * The module does not import @jest/globals at runtime (describeWithInfra takes describe/beforeAll from the
  * globals jest injects), so the non-jest helpers also work from scripts run with tsx.
  */

@@ -59,20 +59,15 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
       : {}),
   });
 
-  async function* list<T>(path: string, params: Record<string, unknown>, map: (o: StripeObject) => T, apiVersion?: string): AsyncIterable<T> {
-    let startingAfter: string | undefined;
-    for (;;) {
-      let page: { data: StripeObject[]; has_more: boolean };
-      try {
-        page = (await stripe.rawRequest('GET', path, { ...params, limit: 100, ...(startingAfter ? { starting_after: startingAfter } : {}) }, apiVersion ? { apiVersion } : {})) as typeof page;
-      } catch (error) {
-        throw providerError(error, `list ${path}`);
-      }
-      for (const object of page.data) yield map(object);
-      if (!page.has_more || page.data.length === 0) return;
-      startingAfter = String(page.data.at(-1)!.id);
+  /** Stripe's auto-pagination (100 per page) over a list call, mapped to the port's shape. */
+  async function* list<T>(what: string, page: AsyncIterable<unknown>, map: (o: StripeObject) => T): AsyncIterable<T> {
+    try {
+      for await (const object of page) yield map(object as StripeObject);
+    } catch (error) {
+      throw providerError(error, `list ${what}`);
     }
   }
+  const createdSince = (since: Date) => ({ created: { gte: Math.floor(since.getTime() / 1000) }, limit: 100 });
 
   return {
     name: 'stripe',
@@ -111,9 +106,9 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
 
     verifyWebhook: (payload: Buffer, signature: string): ProviderEvent => verifyStripeSignedEvent(payload, signature, options.webhookSecret),
 
-    listCheckoutSessions: (since) => list('/v1/checkout/sessions', { created: { gte: Math.floor(since.getTime() / 1000) } }, checkoutSessionFromStripe),
-    listPaymentIntents: (since) => list('/v1/payment_intents', { created: { gte: Math.floor(since.getTime() / 1000) } }, paymentIntentFromStripe),
-    listEvents: (types, since) => list('/v1/events', { types: [...types], created: { gte: Math.floor(since.getTime() / 1000) } }, eventFromStripe),
+    listCheckoutSessions: (since) => list('checkout sessions', stripe.checkout.sessions.list(createdSince(since)), checkoutSessionFromStripe),
+    listPaymentIntents: (since) => list('payment intents', stripe.paymentIntents.list(createdSince(since)), paymentIntentFromStripe),
+    listEvents: (types, since) => list('events', stripe.events.list({ ...createdSince(since), types: [...types] }), eventFromStripe),
 
     async retrieveGrantedToken(id: string): Promise<GrantedToken> {
       let token: StripeObject;
