@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { describeWithInfra, FakeStripeServer } from '@cardlens/testing';
+import { purchaseClient } from './purchase-helpers';
 import { startStack, type Stack, type StackMode } from './stack';
 
 // Credit purchases against Stripe's API, served by a FAKE Stripe server (tests never call the real Stripe):
@@ -7,8 +8,6 @@ import { startStack, type Stack, type StackMode } from './stack';
 // keys), the webhook and success-URL paths, provider outages, and the shared payment token rail.
 
 const WEBHOOK_SECRET = 'whsec_e2e_stripe_secret';
-let ipCounter = 0;
-const freshIp = () => `192.0.2.${++ipCounter % 250}`;
 
 function stripeSuite(mode: StackMode) {
   let stack: Stack;
@@ -29,25 +28,20 @@ function stripeSuite(mode: StackMode) {
     await fake?.stop();
   });
 
-  const newAgent = async () => {
-    const r = await stack.call('POST', '/v1/agents', { body: { name: 'buyer', contactEmail: 'owner@example.com' }, ip: freshIp() });
-    return { agentId: Number(r.json.agentId), headers: { 'X-Api-Key': String(r.json.apiKey) } };
-  };
-  const purchase = (headers: Record<string, string>, body: unknown) => stack.call('POST', '/v1/credits/purchase', { headers, body });
-  const balanceOf = async (headers: Record<string, string>) => Number((await stack.call('GET', '/v1/agents/me', { headers })).json.credits);
-  const waitForBalance = async (headers: Record<string, string>, expected: number) => {
-    let balance = -1;
-    for (let i = 0; i < 150 && balance !== expected; i++) {
-      balance = await balanceOf(headers);
-      if (balance !== expected) await new Promise((r) => setTimeout(r, 100));
-    }
-    return balance;
-  };
+  const agents = () => purchaseClient(stack, '192.0.2');
+  let client: ReturnType<typeof purchaseClient>;
+  beforeAll(() => {
+    client = agents();
+  });
+  const newAgent = () => client.newAgent();
+  const purchase = (headers: Record<string, string>, body: unknown) => client.purchase(headers, body);
+  const balanceOf = (headers: Record<string, string>) => client.balanceOf(headers);
+  const waitForBalance = (headers: Record<string, string>, expected: number) => client.waitForBalance(headers, expected);
   const deliver = (event: Record<string, unknown>) => {
     const { payload, signature } = fake.signedWebhook(event, WEBHOOK_SECRET);
     return stack.call('POST', '/v1/webhooks/stripe', { rawBody: payload, headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature } });
   };
-  const sessionIdOf = (checkoutUrl: unknown) => String(checkoutUrl).split('/').at(-1)!;
+  const sessionIdOf = (checkoutUrl: unknown) => client.sessionIdOf(checkoutUrl);
 
   it('creates a Stripe Checkout Session with the server price, metadata, 24 h expiry, our URLs, the pinned API version and an idempotency key', async () => {
     const { agentId, headers } = await newAgent();

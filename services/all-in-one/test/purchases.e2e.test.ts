@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Stripe from 'stripe';
 import { describeWithInfra } from '@cardlens/testing';
+import { purchaseClient } from './purchase-helpers';
 import { startStack, type Stack, type StackMode } from './stack';
 
 // Credit purchases end to end on the sandbox payment provider (no Stripe key: the `npm start` default):
@@ -8,8 +9,6 @@ import { startStack, type Stack, type StackMode } from './stack';
 // endpoint's verification and exactly-once fulfilment. Every response is checked against the OpenAPI document.
 
 const WEBHOOK_SECRET = 'whsec_e2e_purchases_secret';
-let ipCounter = 0;
-const freshIp = () => `198.51.100.${++ipCounter % 250}`;
 
 function purchaseSuite(mode: StackMode) {
   let stack: Stack;
@@ -20,22 +19,16 @@ function purchaseSuite(mode: StackMode) {
     await stack?.stop();
   });
 
-  const newAgent = async () => {
-    const r = await stack.call('POST', '/v1/agents', { body: { name: 'buyer', contactEmail: 'owner@example.com' }, ip: freshIp() });
-    expect(r.status).toBe(201);
-    return { agentId: Number(r.json.agentId), headers: { 'X-Api-Key': String(r.json.apiKey) } };
-  };
-  const purchase = (headers: Record<string, string>, body: unknown) => stack.call('POST', '/v1/credits/purchase', { headers, body });
-  const balanceOf = async (headers: Record<string, string>) => Number((await stack.call('GET', '/v1/agents/me', { headers })).json.credits);
-  const waitForBalance = async (headers: Record<string, string>, expected: number) => {
-    let balance = -1;
-    for (let i = 0; i < 150 && balance !== expected; i++) {
-      balance = await balanceOf(headers);
-      if (balance !== expected) await new Promise((r) => setTimeout(r, 100));
-    }
-    return balance;
-  };
-  const sessionIdOf = (checkoutUrl: unknown) => String(checkoutUrl).split('/').at(-1)!;
+  const agents = () => purchaseClient(stack, '198.51.100');
+  let client: ReturnType<typeof purchaseClient>;
+  beforeAll(() => {
+    client = agents();
+  });
+  const newAgent = () => client.newAgent();
+  const purchase = (headers: Record<string, string>, body: unknown) => client.purchase(headers, body);
+  const balanceOf = (headers: Record<string, string>) => client.balanceOf(headers);
+  const waitForBalance = (headers: Record<string, string>, expected: number) => client.waitForBalance(headers, expected);
+  const sessionIdOf = (checkoutUrl: unknown) => client.sessionIdOf(checkoutUrl);
   const postWebhook = (payload: string, signature?: string, contentType = 'application/json') =>
     stack.call('POST', '/v1/webhooks/stripe', { rawBody: payload, headers: { 'Content-Type': contentType, ...(signature ? { 'Stripe-Signature': signature } : {}) } });
   const signed = (event: object) => {

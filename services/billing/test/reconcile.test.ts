@@ -1,15 +1,15 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { dateFromTimestamp, events } from '@cardlens/contracts';
+import { events } from '@cardlens/contracts';
 import { createDatabase, migrate, openPrisma, serviceLayout, type Database, type OpenPrisma } from '@cardlens/db';
 import { createLogger } from '@cardlens/telemetry';
 import { PrismaClient } from '../src/db';
+import { paymentConfirmationHandler } from '../src/events/payment-confirmations';
 import { appendEntry } from '../src/domain/ledger';
 import { defaultPricing } from '../src/domain/pricing';
 import { createSandboxProvider, type SandboxProvider } from '../src/payments/sandbox-provider';
 import { billingServiceDir } from '../src/service';
 import { createCreditPurchase } from '../src/use-cases/create-credit-purchase';
-import { fulfilCreditPurchase } from '../src/use-cases/fulfil-credit-purchase';
 import type { PurchaseDeps } from '../src/use-cases/purchase-deps';
 import { reconcilePurchases, unresolvedMismatches } from '../src/use-cases/reconcile-purchases';
 
@@ -82,22 +82,11 @@ describe('reconcilePurchases', () => {
   };
   const outboxRows = () => prisma.outboxMessage.findMany({ where: { topic: CONFIRMATION_TOPIC }, orderBy: { createdAt: 'asc' } });
 
-  /** What billing's confirmation consumer does with each outbox row once the relay has published it. */
+  /** Billing's confirmation consumer (its real handler) on each outbox row, as if the relay had published it. */
   const consumeConfirmations = async () => {
+    const consume = paymentConfirmationHandler(prisma, createLogger('reconcile-test', { write: () => {} }));
     for (const row of await outboxRows()) {
-      const c = events.paymentConfirmationReceived.decode(row.payload);
-      await prisma.$transaction((tx) =>
-        fulfilCreditPurchase(tx, {
-          agentId: c.agentId,
-          pack: c.pack,
-          credits: c.credits,
-          amountCents: c.amountCents,
-          currency: c.currency,
-          checkoutSessionId: c.checkoutSessionId || null,
-          paymentIntentId: c.paymentIntentId || null,
-          occurredAt: c.occurredAt ? dateFromTimestamp(c.occurredAt) : new Date(),
-        }),
-      );
+      await consume({ id: row.id, topic: row.topic, key: row.key, value: Buffer.from(row.payload), headers: {}, attempt: 1 });
     }
   };
 
