@@ -1,4 +1,4 @@
-import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type IHeaders, type LogEntry, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type KafkaMessage, Partitioners, type Admin, type Consumer, type IHeaders, type LogEntry, type Producer } from 'kafkajs';
 import { deadLetterHeaders, deliverWithRetry, DeliveryAborted, publishTraced, retryPolicy } from './delivery';
 import {
   deadLetterTopic,
@@ -183,20 +183,55 @@ export class KafkaBus implements Bus {
     // kafkajs resolves a message's offset only when eachMessage returns; it commits resolved offsets
     // after each batch and before a rebalance. Returning = handled or dead-lettered; throwing = the
     // partition is re-fetched from that message (at-least-once).
+    const deliver = async (partition: number, message: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> => {
+      const headers = decodeHeaders(message.headers);
+      // A message from a producer outside the bus has no id header; its offset is as stable an id.
+      const id = headers[MESSAGE_ID_HEADER] ?? `${topic}/${partition}/${message.offset}`;
+      const delivered = { id, topic, key: message.key?.toString() ?? '', value: message.value ?? Buffer.alloc(0), headers };
+      const failure = await deliverWithRetry(delivered, groupId, handler, policy, entry.abort.signal, heartbeat);
+      if (failure === undefined) return;
+      const dlqHeaders = deadLetterHeaders(delivered, groupId, failure, policy.attempts);
+      await this.publish(deadLetterTopic(topic), [{ id, key: delivered.key, value: delivered.value, headers: dlqHeaders }]);
+      this.logger.warn({ topic, groupId, partition, offset: message.offset, messageId: id }, 'message dead-lettered');
+    };
+    const keyConcurrency = Math.max(1, Math.floor(entry.options.keyConcurrency ?? 1));
+    // Partitions are processed side by side (kafkajs default: one at a time), so a message in retry backoff
+    // holds up only its own partition, as in the InProcessBus.
+    const partitionsConsumedConcurrently = this.options.partitions ?? 3;
+    if (keyConcurrency === 1) {
+      // kafkajs resolves a message's offset only when eachMessage returns; it commits resolved offsets
+      // after each batch and before a rebalance. Returning = handled or dead-lettered; throwing = the
+      // partition is re-fetched from that message (at-least-once).
+      await consumer.run({
+        partitionsConsumedConcurrently,
+        eachMessage: async ({ partition, message, heartbeat }) => deliver(partition, message, heartbeat),
+      });
+      return;
+    }
+    // A fetched batch is split into lanes by key; up to keyConcurrency lanes run at once, each in offset order.
+    // The batch's offsets are resolved (and committed) only once every lane is done, so a stop or a crash
+    // mid-batch redelivers the whole batch: handlers must be idempotent (idempotentConsumer), as always.
     await consumer.run({
-      // Partitions are processed side by side (kafkajs default: one at a time), so a message in
-      // retry backoff holds up only its own partition, as in the InProcessBus.
-      partitionsConsumedConcurrently: this.options.partitions ?? 3,
-      eachMessage: async ({ partition, message, heartbeat }) => {
-        const headers = decodeHeaders(message.headers);
-        // A message from a producer outside the bus has no id header; its offset is as stable an id.
-        const id = headers[MESSAGE_ID_HEADER] ?? `${topic}/${partition}/${message.offset}`;
-        const delivered = { id, topic, key: message.key?.toString() ?? '', value: message.value ?? Buffer.alloc(0), headers };
-        const failure = await deliverWithRetry(delivered, groupId, handler, policy, entry.abort.signal, heartbeat);
-        if (failure === undefined) return;
-        const dlqHeaders = deadLetterHeaders(delivered, groupId, failure, policy.attempts);
-        await this.publish(deadLetterTopic(topic), [{ id, key: delivered.key, value: delivered.value, headers: dlqHeaders }]);
-        this.logger.warn({ topic, groupId, partition, offset: message.offset, messageId: id }, 'message dead-lettered');
+      partitionsConsumedConcurrently,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
+        const lanes = new Map<string, KafkaMessage[]>();
+        for (const message of batch.messages) {
+          const key = message.key?.toString() ?? '';
+          const lane = lanes.get(key);
+          if (lane) lane.push(message);
+          else lanes.set(key, [message]);
+        }
+        const waiting = [...lanes.values()];
+        const runLanes = async (): Promise<void> => {
+          for (let lane = waiting.shift(); lane; lane = waiting.shift()) {
+            for (const message of lane) await deliver(batch.partition, message, heartbeat);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(keyConcurrency, waiting.length) }, runLanes));
+        const last = batch.messages.at(-1);
+        if (last) resolveOffset(last.offset);
+        await heartbeat();
       },
     });
   }

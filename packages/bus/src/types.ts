@@ -54,6 +54,14 @@ export interface SubscribeOptions {
   groupId: string;
   handler: MessageHandler;
   retry?: Partial<RetryPolicy>;
+  /**
+   * How many different keys of one partition may be handled at once (default 1: one message at a time per
+   * partition). Messages of one key stay in publish order either way. For handlers whose messages of different
+   * keys are independent and short (billing's payment confirmations, keyed by agent), so a burst is not held to
+   * one database round trip after another; not for work that must stay one-at-a-time (scan jobs). Kafka only;
+   * the in-process bus drains each partition one message at a time.
+   */
+  keyConcurrency?: number;
 }
 
 export interface Subscription {

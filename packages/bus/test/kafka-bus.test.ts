@@ -86,6 +86,34 @@ describeWithInfra('kafka', 'KafkaBus (real broker)', () => {
     expect(received.filter((r) => r.message.key === 'agent-7').map((r) => text(r.message.value))).toEqual(values);
   });
 
+  it('with keyConcurrency, handles different keys of one partition at once and keeps each key in order', async () => {
+    const lanesTopic = `${prefix}confirmations`;
+    const seen: { key: string; value: string }[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const subscription = await bus.subscribe({
+      topic: lanesTopic,
+      groupId: `${prefix}billing`,
+      keyConcurrency: 4,
+      handler: async (message) => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        seen.push({ key: message.key, value: text(message.value) });
+        inFlight--;
+      },
+    });
+    try {
+      // One publish call: the whole burst lands in few fetches, as a webhook burst does.
+      const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
+      await bus.publish(lanesTopic, Array.from({ length: 60 }, (_, i) => ({ key: keys[i % keys.length]!, value: bytes(String(Math.floor(i / keys.length))) })));
+      await waitFor(() => seen.length === 60, 30_000, 'all lanes');
+      for (const key of keys) expect(seen.filter((m) => m.key === key).map((m) => m.value)).toEqual(Array.from({ length: 10 }, (_, i) => String(i)));
+      expect(maxInFlight).toBeGreaterThan(2); // 2 partitions × one at a time would never exceed 2
+    } finally {
+      await subscription.stop();
+    }
+  });
+
   it('retries a failing handler, then dead-letters with the original headers plus a short error', async () => {
     await bus.publish(topic, [
       { key: 'scan-2', value: bytes('flaky'), id: 'msg-flaky' },
