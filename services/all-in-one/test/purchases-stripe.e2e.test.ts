@@ -28,20 +28,11 @@ function stripeSuite(mode: StackMode) {
     await fake?.stop();
   });
 
-  const agents = () => purchaseClient(stack, '192.0.2');
-  let client: ReturnType<typeof purchaseClient>;
-  beforeAll(() => {
-    client = agents();
-  });
-  const newAgent = () => client.newAgent();
-  const purchase = (headers: Record<string, string>, body: unknown) => client.purchase(headers, body);
-  const balanceOf = (headers: Record<string, string>) => client.balanceOf(headers);
-  const waitForBalance = (headers: Record<string, string>, expected: number) => client.waitForBalance(headers, expected);
+  const { newAgent, purchase, balanceOf, waitForBalance, sessionIdOf } = purchaseClient(() => stack, '192.0.2');
   const deliver = (event: Record<string, unknown>) => {
     const { payload, signature } = fake.signedWebhook(event, WEBHOOK_SECRET);
     return stack.call('POST', '/v1/webhooks/stripe', { rawBody: payload, headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature } });
   };
-  const sessionIdOf = (checkoutUrl: unknown) => client.sessionIdOf(checkoutUrl);
 
   it('creates a Stripe Checkout Session with the server price, metadata, 24 h expiry, our URLs, the pinned API version and an idempotency key', async () => {
     const { agentId, headers } = await newAgent();

@@ -19,16 +19,7 @@ function purchaseSuite(mode: StackMode) {
     await stack?.stop();
   });
 
-  const agents = () => purchaseClient(stack, '198.51.100');
-  let client: ReturnType<typeof purchaseClient>;
-  beforeAll(() => {
-    client = agents();
-  });
-  const newAgent = () => client.newAgent();
-  const purchase = (headers: Record<string, string>, body: unknown) => client.purchase(headers, body);
-  const balanceOf = (headers: Record<string, string>) => client.balanceOf(headers);
-  const waitForBalance = (headers: Record<string, string>, expected: number) => client.waitForBalance(headers, expected);
-  const sessionIdOf = (checkoutUrl: unknown) => client.sessionIdOf(checkoutUrl);
+  const { newAgent, purchase, balanceOf, waitForBalance, sessionIdOf } = purchaseClient(() => stack, '198.51.100');
   const postWebhook = (payload: string, signature?: string, contentType = 'application/json') =>
     stack.call('POST', '/v1/webhooks/stripe', { rawBody: payload, headers: { 'Content-Type': contentType, ...(signature ? { 'Stripe-Signature': signature } : {}) } });
   const signed = (event: object) => {
