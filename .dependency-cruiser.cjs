@@ -13,7 +13,8 @@
  * Test code: `*.test.ts` anywhere, everything under a workspace's `test/` folder, jest configs, and
  * @cardlens/testing (test-only helpers, never part of a running service).
  */
-const TEST = ['(^|/)test/', '\\.test\\.[cm]?[jt]sx?$', '(^|/)jest\\.config\\.[cm]?js$', '^packages/testing/'];
+// Tests, and benches (developer tools run with tsx, never shipped), may use devDependencies.
+const TEST = ['(^|/)test/', '(^|/)bench/', '\\.test\\.[cm]?[jt]sx?$', '(^|/)jest\\.config\\.[cm]?js$', '^packages/testing/'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

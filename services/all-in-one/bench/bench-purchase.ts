@@ -24,11 +24,10 @@
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import Stripe from 'stripe';
 import { billingV1 } from '@cardlens/contracts';
-import { openPrisma } from '@cardlens/db';
 import { callUnary, createClient } from '@cardlens/grpc-kit';
-import { PrismaClient as BillingPrisma } from '../../billing/src/db';
 import { startStack, type Stack, type StackMode } from '../test/stack';
 
 const TARGET_P95_MS = 2000;
@@ -297,14 +296,18 @@ function grpcReader(billing: BillingClient): BalanceReader {
  * would compete with the very path it measures; one query a tick costs next to nothing.
  */
 async function sqlReader(databaseUrl: string): Promise<BalanceReader> {
-  const { prisma, close } = await openPrisma(BillingPrisma, { kind: 'postgres', url: databaseUrl, poolSize: 2 });
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
   return {
     name: 'sql',
     async read(agentIds) {
-      const rows = await prisma.creditAccount.findMany({ where: { agentId: { in: agentIds } }, select: { agentId: true, balance: true } });
-      return new Map(rows.map((r) => [r.agentId, r.balance]));
+      const { rows } = await client.query<{ agent_id: number; balance: number }>(
+        'SELECT agent_id, balance FROM "billing"."credit_accounts" WHERE agent_id = ANY($1::int[])',
+        [agentIds],
+      );
+      return new Map(rows.map((r) => [r.agent_id, r.balance]));
     },
-    close,
+    close: () => client.end(),
   };
 }
 
