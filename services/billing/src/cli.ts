@@ -14,9 +14,7 @@ import { createDatabase, DEFAULT_PGLITE_DIR, migrate, openPrisma, serviceLayout,
 import { createLogger, type Logger } from '@cardlens/telemetry';
 import { loadBillingConfig, type BillingConfig } from './config';
 import { PrismaClient } from './db';
-import { selectPaymentProvider } from './payments/select-provider';
-import { billingServiceDir } from './service';
-import type { PurchaseDeps } from './use-cases/purchase-deps';
+import { billingServiceDir, purchaseDepsFromConfig } from './service';
 import { reconcilePurchases, unresolvedMismatches, type Mismatch, type ReconcileReport } from './use-cases/reconcile-purchases';
 
 const USAGE = `usage: cli.ts reconcile --since <date> [--until <date>] [--repair] [--pglite <dir>]
@@ -92,19 +90,9 @@ async function reconcile(args: Args, logger: Logger): Promise<ReconcileReport> {
     if (config.MIGRATE_ON_START) await migrate({ ...serviceLayout(billingServiceDir), database, logger });
     const { prisma, close } = await openPrisma(PrismaClient, database);
     try {
-      const publicBaseUrl = (config.PUBLIC_BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-      const deps: PurchaseDeps = {
-        prisma,
-        pricing: config.PRICING_JSON,
-        provider: selectPaymentProvider(config, publicBaseUrl, prisma, logger).provider,
-        environment: config.DEPLOYMENT_ENVIRONMENT,
-        publicBaseUrl,
-        checkoutTtlMs: config.CHECKOUT_SESSION_TTL_MINUTES * 60_000,
-        sharedPaymentTokensEnabled: config.SPT_ENABLED,
-        // No relay here: the running billing service's relay publishes repaired confirmations at its next poll.
-        nudgeOutbox: () => {},
-      };
-      return await reconcilePurchases(deps, { since: args.since, repair: args.repair, ...(args.until ? { until: args.until } : {}) });
+      // No relay here: the running billing service's relay publishes repaired confirmations at its next poll.
+      const { purchases } = purchaseDepsFromConfig(config, prisma, logger, () => {});
+      return await reconcilePurchases(purchases, { since: args.since, repair: args.repair, ...(args.until ? { until: args.until } : {}) });
     } finally {
       await close();
     }

@@ -10,10 +10,36 @@ import { PrismaClient } from './db';
 import { subscribePaymentConfirmations } from './events/payment-confirmations';
 import { billingGrpcService } from './grpc/billing-grpc';
 import { sandboxCheckoutGrpcService } from './grpc/sandbox-grpc';
+import type { SandboxProvider } from './payments/sandbox-provider';
 import { selectPaymentProvider } from './payments/select-provider';
 import type { PurchaseDeps } from './use-cases/purchase-deps';
 
 export const billingServiceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The purchase use cases' dependencies from the config (payment provider included), for the service and the
+ * reconcile CLI alike. `nudgeOutbox` publishes freshly written confirmations now (a no-op without a relay).
+ */
+export function purchaseDepsFromConfig(
+  config: BillingConfig,
+  prisma: PrismaClient,
+  logger: Logger,
+  nudgeOutbox: () => void,
+): { purchases: PurchaseDeps; sandbox?: SandboxProvider } {
+  const publicBaseUrl = (config.PUBLIC_BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const { provider, sandbox } = selectPaymentProvider(config, publicBaseUrl, prisma, logger);
+  const purchases: PurchaseDeps = {
+    prisma,
+    pricing: config.PRICING_JSON,
+    provider,
+    environment: config.DEPLOYMENT_ENVIRONMENT,
+    publicBaseUrl,
+    checkoutTtlMs: config.CHECKOUT_SESSION_TTL_MINUTES * 60_000,
+    sharedPaymentTokensEnabled: config.SPT_ENABLED,
+    nudgeOutbox,
+  };
+  return sandbox ? { purchases, sandbox } : { purchases };
+}
 
 export interface RunningService {
   grpcPort: number;
@@ -39,24 +65,12 @@ export async function startBillingService(options: {
     logger.info({ applied: result.applied }, 'billing migrations applied');
   }
   const { prisma, close } = await openPrisma(PrismaClient, database);
-  const publicBaseUrl = (config.PUBLIC_BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-  const { provider, sandbox } = selectPaymentProvider(config, publicBaseUrl, prisma, logger);
 
   await bus.ensureTopics([events.paymentConfirmationReceived.topic]);
   const relay = new OutboxRelay({ prisma, table: busTables('billing').outbox, bus, logger: logger.child({ component: 'billing-outbox' }) });
   relay.start();
   const confirmations = await subscribePaymentConfirmations(bus, prisma, logger.child({ component: 'payment-confirmations' }));
-
-  const purchases: PurchaseDeps = {
-    prisma,
-    pricing: config.PRICING_JSON,
-    provider,
-    environment: config.DEPLOYMENT_ENVIRONMENT,
-    publicBaseUrl,
-    checkoutTtlMs: config.CHECKOUT_SESSION_TTL_MINUTES * 60_000,
-    sharedPaymentTokensEnabled: config.SPT_ENABLED,
-    nudgeOutbox: () => relay.nudge(),
-  };
+  const { purchases, sandbox } = purchaseDepsFromConfig(config, prisma, logger, () => relay.nudge());
   const server = await startGrpcServer({
     host: config.BILLING_GRPC_HOST,
     port: config.BILLING_GRPC_PORT,
@@ -72,10 +86,10 @@ export async function startBillingService(options: {
     ],
     logger,
   });
-  logger.info({ paymentProvider: provider.name, sharedPaymentTokens: config.SPT_ENABLED }, 'billing ready');
+  logger.info({ paymentProvider: purchases.provider.name, sharedPaymentTokens: config.SPT_ENABLED }, 'billing ready');
   return {
     grpcPort: server.port,
-    paymentProvider: provider.name,
+    paymentProvider: purchases.provider.name,
     stop: async () => {
       await server.shutdown();
       await confirmations.stop();

@@ -1,4 +1,4 @@
-import type { ProviderEvent } from '../payments/provider';
+import type { ProviderCheckoutSession, ProviderEvent } from '../payments/provider';
 import { checkoutSessionFromStripe, paymentIntentFromStripe } from '../payments/stripe-objects';
 
 /**
@@ -55,9 +55,19 @@ export const HANDLED_EVENT_TYPES = [
   'payment_intent.succeeded',
 ] as const;
 
+/** Whether provider metadata marks one of this environment's credit purchases. */
+export function isOurPurchase(metadata: Record<string, string>, environment: string): boolean {
+  return metadata.purchase_kind === 'credit_pack' && metadata.environment === environment;
+}
+
+/** A checkout session whose money has arrived (card payments at completion; delayed methods later). */
+export function isPaidCheckoutSession(session: Pick<ProviderCheckoutSession, 'status' | 'paymentStatus'>): boolean {
+  return session.status === 'complete' && (session.paymentStatus === 'paid' || session.paymentStatus === 'no_payment_required');
+}
+
 function parseMetadata(metadata: Record<string, string>, environment: string): { agentId: number; pack: string; credits: number } | string {
   if (metadata.purchase_kind !== 'credit_pack') return 'not a credit purchase';
-  if (metadata.environment !== environment) return `another environment (${metadata.environment ?? 'none'})`;
+  if (!isOurPurchase(metadata, environment)) return `another environment (${metadata.environment ?? 'none'})`;
   const agentId = Number(metadata.agent_id);
   const credits = Number(metadata.credits);
   if (!Number.isSafeInteger(agentId) || agentId <= 0 || !Number.isSafeInteger(credits) || credits <= 0 || !metadata.pack) {
@@ -69,32 +79,7 @@ function parseMetadata(metadata: Record<string, string>, environment: string): {
 /** Interprets a verified provider event. Pure: the caller records and applies the result. */
 export function interpretPurchaseEvent(event: ProviderEvent, environment: string): PurchaseEvent {
   if (event.type.startsWith('checkout.session.')) {
-    const session = checkoutSessionFromStripe(event.object);
-    const parsed = parseMetadata(session.metadata, environment);
-    if (typeof parsed === 'string') return { kind: 'ignored', reason: parsed };
-    const paid = (): PurchaseEvent => ({
-      kind: 'paid',
-      purchase: {
-        ...parsed,
-        amountCents: session.amountTotal ?? 0,
-        currency: (session.currency ?? 'usd').toUpperCase(),
-        checkoutSessionId: session.id,
-        paymentIntentId: session.paymentIntentId,
-        occurredAt: event.created,
-      },
-    });
-    switch (event.type) {
-      case 'checkout.session.completed':
-        return session.paymentStatus === 'paid' || session.paymentStatus === 'no_payment_required' ? paid() : { kind: 'processing', checkoutSessionId: session.id };
-      case 'checkout.session.async_payment_succeeded':
-        return paid();
-      case 'checkout.session.async_payment_failed':
-        return { kind: 'failed', checkoutSessionId: session.id };
-      case 'checkout.session.expired':
-        return { kind: 'expired', checkoutSessionId: session.id };
-      default:
-        return { kind: 'ignored', reason: `unused event type ${event.type}` };
-    }
+    return interpretCheckoutSession(event.type, checkoutSessionFromStripe(event.object), event.created, environment);
   }
   if (event.type === 'payment_intent.succeeded') {
     const intent = paymentIntentFromStripe(event.object);
@@ -109,6 +94,38 @@ export function interpretPurchaseEvent(event: ProviderEvent, environment: string
     };
   }
   return { kind: 'ignored', reason: `unused event type ${event.type}` };
+}
+
+/**
+ * What a checkout session in a given event type means (the event interpreter's checkout half; the success URL
+ * calls it with the session it retrieved, under the type that session's state implies).
+ */
+export function interpretCheckoutSession(type: string, session: ProviderCheckoutSession, occurredAt: Date, environment: string): PurchaseEvent {
+  const parsed = parseMetadata(session.metadata, environment);
+  if (typeof parsed === 'string') return { kind: 'ignored', reason: parsed };
+  const paid = (): PurchaseEvent => ({
+    kind: 'paid',
+    purchase: {
+      ...parsed,
+      amountCents: session.amountTotal ?? 0,
+      currency: (session.currency ?? 'usd').toUpperCase(),
+      checkoutSessionId: session.id,
+      paymentIntentId: session.paymentIntentId,
+      occurredAt,
+    },
+  });
+  switch (type) {
+    case 'checkout.session.completed':
+      return isPaidCheckoutSession(session) ? paid() : { kind: 'processing', checkoutSessionId: session.id };
+    case 'checkout.session.async_payment_succeeded':
+      return paid();
+    case 'checkout.session.async_payment_failed':
+      return { kind: 'failed', checkoutSessionId: session.id };
+    case 'checkout.session.expired':
+      return { kind: 'expired', checkoutSessionId: session.id };
+    default:
+      return { kind: 'ignored', reason: `unused event type ${type}` };
+  }
 }
 
 /**

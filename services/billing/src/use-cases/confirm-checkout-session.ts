@@ -1,6 +1,5 @@
 import { AppError } from '@cardlens/errors';
-import type { PurchaseEvent } from '../domain/purchase-events';
-import { interpretPurchaseEvent } from '../domain/purchase-events';
+import { interpretCheckoutSession, type PurchaseEvent } from '../domain/purchase-events';
 import { PaymentProviderError } from '../payments/provider';
 import { fulfilCreditPurchase } from './fulfil-credit-purchase';
 import type { PurchaseDeps } from './purchase-deps';
@@ -36,9 +35,7 @@ export async function confirmCheckoutSession(deps: PurchaseDeps, checkoutSession
     if (!session) throw new AppError('checkout_not_found', 'No checkout session with this id.');
     const type = session.status === 'expired' ? 'checkout.session.expired' : 'checkout.session.completed';
     const meaning: PurchaseEvent =
-      session.status === 'open'
-        ? { kind: 'ignored', reason: 'still open' }
-        : interpretPurchaseEvent({ id: `return:${session.id}`, type, created: new Date(), object: stripeShape(session) }, deps.environment);
+      session.status === 'open' ? { kind: 'ignored', reason: 'still open' } : interpretCheckoutSession(type, session, new Date(), deps.environment);
     if (meaning.kind !== 'ignored') {
       const recorded = await deps.prisma.$transaction(async (tx) => {
         const inserted = await recordPaymentEvent(tx, { id: `return:${session.id}:${meaning.kind}`, type, occurredAt: new Date(), source: 'return' }, meaning);
@@ -55,20 +52,5 @@ export async function confirmCheckoutSession(deps: PurchaseDeps, checkoutSession
     pack: current.pack,
     credits: current.credits,
     priceCents: current.priceCents,
-  };
-}
-
-/** The port's session back in Stripe's field names, so the one event interpreter reads it. */
-function stripeShape(session: NonNullable<Awaited<ReturnType<PurchaseDeps['provider']['retrieveCheckoutSession']>>>): Record<string, unknown> {
-  return {
-    id: session.id,
-    status: session.status,
-    payment_status: session.paymentStatus,
-    amount_total: session.amountTotal,
-    currency: session.currency,
-    metadata: session.metadata,
-    payment_intent: session.paymentIntentId,
-    expires_at: Math.floor(session.expiresAt.getTime() / 1000),
-    created: Math.floor(session.created.getTime() / 1000),
   };
 }

@@ -1,6 +1,6 @@
 import type { LedgerEntry } from '../db';
-import { HANDLED_EVENT_TYPES, interpretPurchaseEvent } from '../domain/purchase-events';
-import type { ProviderCheckoutSession, ProviderEvent } from '../payments/provider';
+import { HANDLED_EVENT_TYPES, interpretPurchaseEvent, isOurPurchase, isPaidCheckoutSession } from '../domain/purchase-events';
+import type { ProviderEvent } from '../payments/provider';
 import { ingestPaymentEvent } from './handle-payment-webhook';
 import type { PurchaseDeps } from './purchase-deps';
 
@@ -125,21 +125,16 @@ export function unresolvedMismatches(report: ReconcileReport): Mismatch[] {
 async function listProviderPaid(deps: PurchaseDeps, from: Date): Promise<Map<string, ProviderPaid>> {
   const paid = new Map<string, ProviderPaid>();
   for await (const session of deps.provider.listCheckoutSessions(from)) {
-    if (isOurs(deps, session.metadata) && isPaidSession(session)) paid.set(session.id, fromMetadata(session.id, 'checkout', session.created, session.metadata, session.amountTotal ?? 0));
+    if (isOurPurchase(session.metadata, deps.environment) && isPaidCheckoutSession(session)) paid.set(session.id, fromMetadata(session.id, 'checkout', session.created, session.metadata, session.amountTotal ?? 0));
   }
   for await (const intent of deps.provider.listPaymentIntents(from)) {
     // Checkout payments' intents carry rail `checkout` and are counted through their session.
-    if (isOurs(deps, intent.metadata) && intent.metadata.rail === 'shared_payment_token' && intent.status === 'succeeded') {
+    if (isOurPurchase(intent.metadata, deps.environment) && intent.metadata.rail === 'shared_payment_token' && intent.status === 'succeeded') {
       paid.set(intent.id, fromMetadata(intent.id, 'shared_payment_token', intent.created, intent.metadata, intent.amount));
     }
   }
   return paid;
 }
-
-const isOurs = (deps: PurchaseDeps, metadata: Record<string, string>) => metadata.purchase_kind === 'credit_pack' && metadata.environment === deps.environment;
-
-const isPaidSession = (session: ProviderCheckoutSession) =>
-  session.status === 'complete' && (session.paymentStatus === 'paid' || session.paymentStatus === 'no_payment_required');
 
 function fromMetadata(id: string, rail: ProviderPaid['rail'], created: Date, metadata: Record<string, string>, amountCents: number): ProviderPaid {
   const int = (value: string | undefined) => (value !== undefined && Number.isSafeInteger(Number(value)) ? Number(value) : null);
@@ -170,7 +165,7 @@ async function checkUnlistedGrant(deps: PurchaseDeps, entry: LedgerEntry, id: st
   }
   const session = await deps.provider.retrieveCheckoutSession(id);
   if (!session) return { ...base, detail: 'the provider has no such checkout session' };
-  if (!isPaidSession(session)) return { ...base, detail: `the provider reports the checkout session ${session.status}, payment ${session.paymentStatus}` };
+  if (!isPaidCheckoutSession(session)) return { ...base, detail: `the provider reports the checkout session ${session.status}, payment ${session.paymentStatus}` };
   const credits = Number(session.metadata.credits);
   if (session.metadata.credits !== undefined && entry.amount !== credits) {
     return { ...base, kind: 'amount_mismatch', amountCents: session.amountTotal, detail: `granted ${entry.amount} credits, the payment's metadata says ${credits}` };

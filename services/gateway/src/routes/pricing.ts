@@ -5,7 +5,8 @@ import { clientIp } from '../http/client-ip';
 import { consumeOrThrow, type RateLimiters } from '../http/rate-limits';
 import { methodNotAllowed } from '../http/request';
 
-const usd = (cents: number): number => Math.round(cents) / 100;
+/** Integer cents (how billing holds money) → the API's USD amounts. */
+export const usd = (cents: number): number => Math.round(cents) / 100;
 
 /** The open price lists (no key needed). Values are live server configuration owned by billing. */
 export function pricingRoutes(deps: { downstream: Downstream; limiters: RateLimiters }): Router {

@@ -8,9 +8,12 @@ import { escapeHtml, sendHtmlPage } from '../http/html';
 import { clientIp } from '../http/client-ip';
 import { consumeOrThrow, type RateLimiters } from '../http/rate-limits';
 import { methodNotAllowed, requireJsonBody } from '../http/request';
+import { usd } from './pricing';
 
-const usd = (cents: number): number => Math.round(cents) / 100;
 const money = (cents: number): string => `US$${(cents / 100).toFixed(2)}`;
+
+/** A provider checkout session id as it appears in our URLs (Stripe `cs_test_…`/`cs_live_…`, sandbox `cs_sandbox_…`). */
+const CHECKOUT_SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
 
 /** Stripe's event payloads are a few kB; anything near this is not a Stripe event. */
 export const WEBHOOK_BODY_LIMIT = '512kb';
@@ -85,7 +88,7 @@ export function purchaseRoutes(deps: { downstream: Downstream; limiters: RateLim
     .get(async (req: Request, res: Response) => {
       await consumeOrThrow(limiters.open, clientIp(req));
       const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : '';
-      if (!/^cs_[A-Za-z0-9_]{1,250}$/.test(sessionId)) throw new AppError('checkout_not_found', 'The link has no valid checkout session id.');
+      if (!CHECKOUT_SESSION_ID.test(sessionId)) throw new AppError('checkout_not_found', 'The link has no valid checkout session id.');
       const session = await downstream.confirmCheckoutSession(sessionId);
       const pack = `${escapeHtml(session.pack)} pack, ${session.credits} credits, ${money(session.priceCents)}`;
       const states: Record<number, [string, string]> = {
@@ -148,7 +151,7 @@ export function purchaseRoutes(deps: { downstream: Downstream; limiters: RateLim
 
 function sessionIdParam(req: Request): string {
   const id = String(req.params.sessionId ?? '');
-  if (!/^cs_[A-Za-z0-9_]{1,250}$/.test(id)) throw new AppError('checkout_not_found', 'No checkout session with this id.');
+  if (!CHECKOUT_SESSION_ID.test(id)) throw new AppError('checkout_not_found', 'No checkout session with this id.');
   return id;
 }
 
