@@ -18,6 +18,111 @@ export interface ProviderCheckoutSession {
   paymentIntentId: string | null;
   expiresAt: Date;
   created: Date;
+  /** `payment` (credit packs) or `subscription` (grading plans). */
+  mode: 'payment' | 'subscription' | 'setup';
+  /** Subscription mode, once completed: the subscription and customer the provider created. */
+  subscriptionId: string | null;
+  customerId: string | null;
+}
+
+/** Stripe's subscription statuses. */
+export type ProviderSubscriptionStatus = 'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'unpaid' | 'paused';
+
+/**
+ * A subscription as the provider reports it. Since API version 2025-03-31 the period dates live on the
+ * subscription items, not the subscription: these are the (single) item's.
+ */
+export interface ProviderSubscription {
+  id: string;
+  customerId: string | null;
+  status: ProviderSubscriptionStatus;
+  /** The (single) item's price. */
+  priceId: string | null;
+  metadata: Record<string, string>;
+  trialStart: Date | null;
+  trialEnd: Date | null;
+  currentPeriodStart: Date | null;
+  currentPeriodEnd: Date | null;
+  cancelAtPeriodEnd: boolean;
+  canceledAt: Date | null;
+  endedAt: Date | null;
+  /** The subscription schedule attached to it (a pending plan change), if any. */
+  scheduleId: string | null;
+  created: Date;
+}
+
+/** An invoice of a subscription, reduced to what allowance periods need. */
+export interface ProviderInvoice {
+  id: string;
+  subscriptionId: string | null;
+  customerId: string | null;
+  /** draft, open, paid, uncollectible, void. */
+  status: string;
+  amountPaid: number;
+  amountDue: number;
+  currency: string;
+  /** subscription_create, subscription_cycle, subscription_update, manual, ... */
+  billingReason: string | null;
+  /** The subscription line's service period (the period the payment buys). */
+  periodStart: Date | null;
+  periodEnd: Date | null;
+  /** The subscription line's price. */
+  priceId: string | null;
+  /** The subscription's metadata as copied onto the invoice (parent.subscription_details.metadata). */
+  metadata: Record<string, string>;
+  attemptCount: number;
+  created: Date;
+}
+
+/** A recurring price for a plan, found by its lookup key or created once. */
+export interface EnsurePlanPriceInput {
+  /** Unique per plan, price and environment, e.g. `cardlens_local_grading_5000_25000`. */
+  lookupKey: string;
+  productName: string;
+  amountCents: number;
+  currency: 'usd';
+  metadata: Record<string, string>;
+}
+
+export interface CreateSubscriptionCheckoutInput {
+  idempotencyKey: string;
+  priceId: string;
+  /** Prefills the checkout and creates the customer with it; ignored when customerId is given. */
+  customerEmail: string;
+  /** The agent's existing provider customer (a returning subscriber), if any. */
+  customerId: string | null;
+  clientReferenceId: string;
+  /** Written on the session and on the subscription it creates. */
+  metadata: Record<string, string>;
+  /** Trial days with the payment method required (first subscription only); null: charged at once. */
+  trialDays: number | null;
+  expiresAt: Date;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+export interface SchedulePlanChangeInput {
+  subscriptionId: string;
+  /** The price that runs to `changeAt`, and the one after it. */
+  currentPriceId: string;
+  newPriceId: string;
+  /** The current period end (or the trial end): where phase 2 begins. */
+  changeAt: Date;
+  idempotencyKey: string;
+}
+
+export interface ProviderSchedulePhase {
+  priceId: string | null;
+  start: Date;
+  end: Date | null;
+}
+
+export interface ProviderSubscriptionSchedule {
+  id: string;
+  subscriptionId: string | null;
+  /** not_started, active, completed, released, canceled. */
+  status: string;
+  phases: ProviderSchedulePhase[];
 }
 
 export interface ProviderPaymentIntent {
@@ -111,4 +216,28 @@ export interface PaymentProvider {
   retrieveGrantedToken(id: string): Promise<GrantedToken>;
   /** Creates and confirms a PaymentIntent paid with the granted token. */
   confirmTokenPayment(input: TokenPaymentInput): Promise<ProviderPaymentIntent>;
+
+  // --- Subscriptions ---
+
+  /** The monthly recurring price for a plan: the one with this lookup key, or a new one. Returns its id. */
+  ensurePlanPrice(input: EnsurePlanPriceInput): Promise<string>;
+  /** A `subscription`-mode hosted checkout (trial with the payment method required, or charged at once). */
+  createSubscriptionCheckout(input: CreateSubscriptionCheckoutInput): Promise<ProviderCheckoutSession>;
+  /** undefined when the provider has no such subscription. */
+  retrieveSubscription(id: string): Promise<ProviderSubscription | undefined>;
+  /** A billing-portal session for the customer (payment method, cancel at period end). Returns its URL. */
+  createPortalSession(input: { customerId: string; returnUrl: string }): Promise<string>;
+  /**
+   * Schedules the price change for `changeAt` with a subscription schedule (phase 1: the current price to
+   * changeAt, phase 2: the new price, then released to a plain subscription). Updating the subscription's
+   * price directly would change it at once, with proration. Replaces an earlier pending change.
+   */
+  schedulePlanChange(input: SchedulePlanChangeInput): Promise<ProviderSubscriptionSchedule>;
+  /**
+   * Stops renewals: releases a schedule (dropping a pending plan change) and sets cancel_at_period_end, so
+   * the subscription ends at the trial or period end.
+   */
+  cancelAtPeriodEnd(input: { subscriptionId: string; idempotencyKey: string }): Promise<ProviderSubscription>;
+  /** Subscriptions created at or after `since`, newest first (reconciliation). */
+  listSubscriptions(since: Date): AsyncIterable<ProviderSubscription>;
 }

@@ -370,6 +370,19 @@ export interface SubscriptionBalance {
   pendingPlan?: string | undefined;
   pendingPlanEffectiveAt?: Timestamp | undefined;
   hasPurchased: boolean;
+  /** Grades committed in the current paid period (absent during the trial and without a paid period). */
+  gradesUsed?:
+    | number
+    | undefined;
+  /** Grades reserved by grades in flight in the current paid period. */
+  gradesReserved?:
+    | number
+    | undefined;
+  /**
+   * When grading access ends unless a payment renews it: the trial end or the paid period end (absent
+   * without access).
+   */
+  accessEndsAt?: Timestamp | undefined;
 }
 
 export interface GetSubscriptionRequest {
@@ -404,8 +417,13 @@ export interface SubscriptionCheckout {
 
 /** A plan change scheduled for the next renewal. */
 export interface ScheduledPlanChange {
+  /** The plan that starts at effective_at. */
   plan: string;
-  effectiveAt?: Timestamp | undefined;
+  effectiveAt?:
+    | Timestamp
+    | undefined;
+  /** The plan in force until then. */
+  currentPlan: string;
 }
 
 export interface CreateSubscriptionCheckoutResponse {
@@ -3220,6 +3238,9 @@ function createBaseSubscriptionBalance(): SubscriptionBalance {
     pendingPlan: undefined,
     pendingPlanEffectiveAt: undefined,
     hasPurchased: false,
+    gradesUsed: undefined,
+    gradesReserved: undefined,
+    accessEndsAt: undefined,
   };
 }
 
@@ -3263,6 +3284,15 @@ export const SubscriptionBalance: MessageFns<SubscriptionBalance> = {
     }
     if (message.hasPurchased !== false) {
       writer.uint32(104).bool(message.hasPurchased);
+    }
+    if (message.gradesUsed !== undefined) {
+      writer.uint32(112).int32(message.gradesUsed);
+    }
+    if (message.gradesReserved !== undefined) {
+      writer.uint32(120).int32(message.gradesReserved);
+    }
+    if (message.accessEndsAt !== undefined) {
+      Timestamp.encode(message.accessEndsAt, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -3384,6 +3414,30 @@ export const SubscriptionBalance: MessageFns<SubscriptionBalance> = {
             message.hasPurchased = reader.bool();
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.gradesUsed = reader.int32();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.gradesReserved = reader.int32();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.accessEndsAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3455,6 +3509,21 @@ export const SubscriptionBalance: MessageFns<SubscriptionBalance> = {
         : isSet(object.has_purchased)
         ? globalThis.Boolean(object.has_purchased)
         : false,
+      gradesUsed: isSet(object.gradesUsed)
+        ? globalThis.Number(object.gradesUsed)
+        : isSet(object.grades_used)
+        ? globalThis.Number(object.grades_used)
+        : undefined,
+      gradesReserved: isSet(object.gradesReserved)
+        ? globalThis.Number(object.gradesReserved)
+        : isSet(object.grades_reserved)
+        ? globalThis.Number(object.grades_reserved)
+        : undefined,
+      accessEndsAt: isSet(object.accessEndsAt)
+        ? fromJsonTimestamp(object.accessEndsAt)
+        : isSet(object.access_ends_at)
+        ? fromJsonTimestamp(object.access_ends_at)
+        : undefined,
     };
   },
 
@@ -3499,6 +3568,15 @@ export const SubscriptionBalance: MessageFns<SubscriptionBalance> = {
     if (message.hasPurchased !== false) {
       obj.hasPurchased = message.hasPurchased;
     }
+    if (message.gradesUsed !== undefined) {
+      obj.gradesUsed = Math.round(message.gradesUsed);
+    }
+    if (message.gradesReserved !== undefined) {
+      obj.gradesReserved = Math.round(message.gradesReserved);
+    }
+    if (message.accessEndsAt !== undefined) {
+      obj.accessEndsAt = fromTimestamp(message.accessEndsAt).toISOString();
+    }
     return obj;
   },
 
@@ -3529,6 +3607,11 @@ export const SubscriptionBalance: MessageFns<SubscriptionBalance> = {
         ? Timestamp.fromPartial(object.pendingPlanEffectiveAt)
         : undefined;
     message.hasPurchased = object.hasPurchased ?? false;
+    message.gradesUsed = object.gradesUsed ?? undefined;
+    message.gradesReserved = object.gradesReserved ?? undefined;
+    message.accessEndsAt = (object.accessEndsAt !== undefined && object.accessEndsAt !== null)
+      ? Timestamp.fromPartial(object.accessEndsAt)
+      : undefined;
     return message;
   },
 };
@@ -3940,7 +4023,7 @@ export const SubscriptionCheckout: MessageFns<SubscriptionCheckout> = {
 };
 
 function createBaseScheduledPlanChange(): ScheduledPlanChange {
-  return { plan: "", effectiveAt: undefined };
+  return { plan: "", effectiveAt: undefined, currentPlan: "" };
 }
 
 export const ScheduledPlanChange: MessageFns<ScheduledPlanChange> = {
@@ -3950,6 +4033,9 @@ export const ScheduledPlanChange: MessageFns<ScheduledPlanChange> = {
     }
     if (message.effectiveAt !== undefined) {
       Timestamp.encode(message.effectiveAt, writer.uint32(18).fork()).join();
+    }
+    if (message.currentPlan !== "") {
+      writer.uint32(26).string(message.currentPlan);
     }
     return writer;
   },
@@ -3983,6 +4069,14 @@ export const ScheduledPlanChange: MessageFns<ScheduledPlanChange> = {
             message.effectiveAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.currentPlan = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4003,6 +4097,11 @@ export const ScheduledPlanChange: MessageFns<ScheduledPlanChange> = {
         : isSet(object.effective_at)
         ? fromJsonTimestamp(object.effective_at)
         : undefined,
+      currentPlan: isSet(object.currentPlan)
+        ? globalThis.String(object.currentPlan)
+        : isSet(object.current_plan)
+        ? globalThis.String(object.current_plan)
+        : "",
     };
   },
 
@@ -4013,6 +4112,9 @@ export const ScheduledPlanChange: MessageFns<ScheduledPlanChange> = {
     }
     if (message.effectiveAt !== undefined) {
       obj.effectiveAt = fromTimestamp(message.effectiveAt).toISOString();
+    }
+    if (message.currentPlan !== "") {
+      obj.currentPlan = message.currentPlan;
     }
     return obj;
   },
@@ -4026,6 +4128,7 @@ export const ScheduledPlanChange: MessageFns<ScheduledPlanChange> = {
     message.effectiveAt = (object.effectiveAt !== undefined && object.effectiveAt !== null)
       ? Timestamp.fromPartial(object.effectiveAt)
       : undefined;
+    message.currentPlan = object.currentPlan ?? "";
     return message;
   },
 };

@@ -82,7 +82,32 @@ export interface PaymentConfirmationReceived {
   subscriptionStatus: SubscriptionStatus;
   trialEndsAt?: Timestamp | undefined;
   periodStart?: Timestamp | undefined;
-  periodEnd?: Timestamp | undefined;
+  periodEnd?:
+    | Timestamp
+    | undefined;
+  /**
+   * --- Subscription detail (PAYMENT_KIND_SUBSCRIPTION), as the provider reported it in this event. ---
+   * The provider's own subscription status (`trialing`, `active`, `past_due`, `canceled`, `unpaid`,
+   * `incomplete`, `incomplete_expired`); billing derives the account's status from it and its own clock.
+   */
+  providerStatus: string;
+  cancelAtPeriodEnd: boolean;
+  canceledAt?: Timestamp | undefined;
+  endedAt?: Timestamp | undefined;
+  trialStart?:
+    | Timestamp
+    | undefined;
+  /** When the provider created the subscription (an agent's newest subscription is its current one). */
+  subscriptionCreatedAt?:
+    | Timestamp
+    | undefined;
+  /** Invoice events: the invoice id (one allowance period per paid invoice) and the attempt count. */
+  invoiceId: string;
+  invoiceAttemptCount: number;
+  /** The provider subscription schedule driving a pending plan change, if any. */
+  scheduleId: string;
+  /** Our checkout record the subscription came from (checkout.session.completed). */
+  checkoutId: string;
 }
 
 function createBasePaymentConfirmationReceived(): PaymentConfirmationReceived {
@@ -105,6 +130,16 @@ function createBasePaymentConfirmationReceived(): PaymentConfirmationReceived {
     trialEndsAt: undefined,
     periodStart: undefined,
     periodEnd: undefined,
+    providerStatus: "",
+    cancelAtPeriodEnd: false,
+    canceledAt: undefined,
+    endedAt: undefined,
+    trialStart: undefined,
+    subscriptionCreatedAt: undefined,
+    invoiceId: "",
+    invoiceAttemptCount: 0,
+    scheduleId: "",
+    checkoutId: "",
   };
 }
 
@@ -163,6 +198,36 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
     }
     if (message.periodEnd !== undefined) {
       Timestamp.encode(message.periodEnd, writer.uint32(146).fork()).join();
+    }
+    if (message.providerStatus !== "") {
+      writer.uint32(154).string(message.providerStatus);
+    }
+    if (message.cancelAtPeriodEnd !== false) {
+      writer.uint32(160).bool(message.cancelAtPeriodEnd);
+    }
+    if (message.canceledAt !== undefined) {
+      Timestamp.encode(message.canceledAt, writer.uint32(170).fork()).join();
+    }
+    if (message.endedAt !== undefined) {
+      Timestamp.encode(message.endedAt, writer.uint32(178).fork()).join();
+    }
+    if (message.trialStart !== undefined) {
+      Timestamp.encode(message.trialStart, writer.uint32(186).fork()).join();
+    }
+    if (message.subscriptionCreatedAt !== undefined) {
+      Timestamp.encode(message.subscriptionCreatedAt, writer.uint32(194).fork()).join();
+    }
+    if (message.invoiceId !== "") {
+      writer.uint32(202).string(message.invoiceId);
+    }
+    if (message.invoiceAttemptCount !== 0) {
+      writer.uint32(208).int32(message.invoiceAttemptCount);
+    }
+    if (message.scheduleId !== "") {
+      writer.uint32(218).string(message.scheduleId);
+    }
+    if (message.checkoutId !== "") {
+      writer.uint32(226).string(message.checkoutId);
     }
     return writer;
   },
@@ -324,6 +389,86 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
             message.periodEnd = Timestamp.decode(reader, reader.uint32());
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.providerStatus = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.cancelAtPeriodEnd = reader.bool();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.canceledAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.endedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.trialStart = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.subscriptionCreatedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.invoiceId = reader.string();
+            continue;
+          }
+          case 26: {
+            if (tag !== 208) {
+              break;
+            }
+
+            message.invoiceAttemptCount = reader.int32();
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.scheduleId = reader.string();
+            continue;
+          }
+          case 28: {
+            if (tag !== 226) {
+              break;
+            }
+
+            message.checkoutId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -408,6 +553,56 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
         : isSet(object.period_end)
         ? fromJsonTimestamp(object.period_end)
         : undefined,
+      providerStatus: isSet(object.providerStatus)
+        ? globalThis.String(object.providerStatus)
+        : isSet(object.provider_status)
+        ? globalThis.String(object.provider_status)
+        : "",
+      cancelAtPeriodEnd: isSet(object.cancelAtPeriodEnd)
+        ? globalThis.Boolean(object.cancelAtPeriodEnd)
+        : isSet(object.cancel_at_period_end)
+        ? globalThis.Boolean(object.cancel_at_period_end)
+        : false,
+      canceledAt: isSet(object.canceledAt)
+        ? fromJsonTimestamp(object.canceledAt)
+        : isSet(object.canceled_at)
+        ? fromJsonTimestamp(object.canceled_at)
+        : undefined,
+      endedAt: isSet(object.endedAt)
+        ? fromJsonTimestamp(object.endedAt)
+        : isSet(object.ended_at)
+        ? fromJsonTimestamp(object.ended_at)
+        : undefined,
+      trialStart: isSet(object.trialStart)
+        ? fromJsonTimestamp(object.trialStart)
+        : isSet(object.trial_start)
+        ? fromJsonTimestamp(object.trial_start)
+        : undefined,
+      subscriptionCreatedAt: isSet(object.subscriptionCreatedAt)
+        ? fromJsonTimestamp(object.subscriptionCreatedAt)
+        : isSet(object.subscription_created_at)
+        ? fromJsonTimestamp(object.subscription_created_at)
+        : undefined,
+      invoiceId: isSet(object.invoiceId)
+        ? globalThis.String(object.invoiceId)
+        : isSet(object.invoice_id)
+        ? globalThis.String(object.invoice_id)
+        : "",
+      invoiceAttemptCount: isSet(object.invoiceAttemptCount)
+        ? globalThis.Number(object.invoiceAttemptCount)
+        : isSet(object.invoice_attempt_count)
+        ? globalThis.Number(object.invoice_attempt_count)
+        : 0,
+      scheduleId: isSet(object.scheduleId)
+        ? globalThis.String(object.scheduleId)
+        : isSet(object.schedule_id)
+        ? globalThis.String(object.schedule_id)
+        : "",
+      checkoutId: isSet(object.checkoutId)
+        ? globalThis.String(object.checkoutId)
+        : isSet(object.checkout_id)
+        ? globalThis.String(object.checkout_id)
+        : "",
     };
   },
 
@@ -467,6 +662,36 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
     if (message.periodEnd !== undefined) {
       obj.periodEnd = fromTimestamp(message.periodEnd).toISOString();
     }
+    if (message.providerStatus !== "") {
+      obj.providerStatus = message.providerStatus;
+    }
+    if (message.cancelAtPeriodEnd !== false) {
+      obj.cancelAtPeriodEnd = message.cancelAtPeriodEnd;
+    }
+    if (message.canceledAt !== undefined) {
+      obj.canceledAt = fromTimestamp(message.canceledAt).toISOString();
+    }
+    if (message.endedAt !== undefined) {
+      obj.endedAt = fromTimestamp(message.endedAt).toISOString();
+    }
+    if (message.trialStart !== undefined) {
+      obj.trialStart = fromTimestamp(message.trialStart).toISOString();
+    }
+    if (message.subscriptionCreatedAt !== undefined) {
+      obj.subscriptionCreatedAt = fromTimestamp(message.subscriptionCreatedAt).toISOString();
+    }
+    if (message.invoiceId !== "") {
+      obj.invoiceId = message.invoiceId;
+    }
+    if (message.invoiceAttemptCount !== 0) {
+      obj.invoiceAttemptCount = Math.round(message.invoiceAttemptCount);
+    }
+    if (message.scheduleId !== "") {
+      obj.scheduleId = message.scheduleId;
+    }
+    if (message.checkoutId !== "") {
+      obj.checkoutId = message.checkoutId;
+    }
     return obj;
   },
 
@@ -501,6 +726,25 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
     message.periodEnd = (object.periodEnd !== undefined && object.periodEnd !== null)
       ? Timestamp.fromPartial(object.periodEnd)
       : undefined;
+    message.providerStatus = object.providerStatus ?? "";
+    message.cancelAtPeriodEnd = object.cancelAtPeriodEnd ?? false;
+    message.canceledAt = (object.canceledAt !== undefined && object.canceledAt !== null)
+      ? Timestamp.fromPartial(object.canceledAt)
+      : undefined;
+    message.endedAt = (object.endedAt !== undefined && object.endedAt !== null)
+      ? Timestamp.fromPartial(object.endedAt)
+      : undefined;
+    message.trialStart = (object.trialStart !== undefined && object.trialStart !== null)
+      ? Timestamp.fromPartial(object.trialStart)
+      : undefined;
+    message.subscriptionCreatedAt =
+      (object.subscriptionCreatedAt !== undefined && object.subscriptionCreatedAt !== null)
+        ? Timestamp.fromPartial(object.subscriptionCreatedAt)
+        : undefined;
+    message.invoiceId = object.invoiceId ?? "";
+    message.invoiceAttemptCount = object.invoiceAttemptCount ?? 0;
+    message.scheduleId = object.scheduleId ?? "";
+    message.checkoutId = object.checkoutId ?? "";
     return message;
   },
 };

@@ -60,6 +60,45 @@ export function sandboxCheckoutActionToJSON(object: SandboxCheckoutAction): stri
   }
 }
 
+export enum SandboxPortalAction {
+  UNSPECIFIED = 0,
+  UPDATE_CARD = 1,
+  CANCEL_AT_PERIOD_END = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function sandboxPortalActionFromJSON(object: any): SandboxPortalAction {
+  switch (object) {
+    case 0:
+    case "SANDBOX_PORTAL_ACTION_UNSPECIFIED":
+      return SandboxPortalAction.UNSPECIFIED;
+    case 1:
+    case "SANDBOX_PORTAL_ACTION_UPDATE_CARD":
+      return SandboxPortalAction.UPDATE_CARD;
+    case 2:
+    case "SANDBOX_PORTAL_ACTION_CANCEL_AT_PERIOD_END":
+      return SandboxPortalAction.CANCEL_AT_PERIOD_END;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return SandboxPortalAction.UNRECOGNIZED;
+  }
+}
+
+export function sandboxPortalActionToJSON(object: SandboxPortalAction): string {
+  switch (object) {
+    case SandboxPortalAction.UNSPECIFIED:
+      return "SANDBOX_PORTAL_ACTION_UNSPECIFIED";
+    case SandboxPortalAction.UPDATE_CARD:
+      return "SANDBOX_PORTAL_ACTION_UPDATE_CARD";
+    case SandboxPortalAction.CANCEL_AT_PERIOD_END:
+      return "SANDBOX_PORTAL_ACTION_CANCEL_AT_PERIOD_END";
+    case SandboxPortalAction.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface SandboxCheckout {
   checkoutSessionId: string;
   /** `open`, `complete` or `expired` (Stripe's session status values). */
@@ -72,6 +111,10 @@ export interface SandboxCheckout {
   expiresAt?: Timestamp | undefined;
   successUrl: string;
   cancelUrl: string;
+  /** `payment` (credit pack) or `subscription` (grading plan; amount_cents is the monthly price). */
+  mode: string;
+  /** Subscription mode: trial days before the first charge (0: charged at once). */
+  trialDays: number;
 }
 
 export interface GetSandboxCheckoutRequest {
@@ -85,11 +128,79 @@ export interface GetSandboxCheckoutResponse {
 export interface CompleteSandboxCheckoutRequest {
   checkoutSessionId: string;
   action: SandboxCheckoutAction;
+  /**
+   * PAY: the sandbox test card, as Stripe's test cards: `4242424242424242` pays;
+   * `4000000000000341` attaches but every later charge declines (a renewal fails). Empty: 4242.
+   */
+  cardNumber: string;
 }
 
 export interface CompleteSandboxCheckoutResponse {
   /** Where the owner's browser goes next: the success URL after PAY, the cancel URL after CANCEL. */
   redirectUrl: string;
+}
+
+export interface SandboxPortal {
+  portalSessionId: string;
+  subscriptionId: string;
+  /** Plan key and the provider's subscription status (`trialing`, `active`, `past_due`, `canceled`). */
+  plan: string;
+  status: string;
+  cancelAtPeriodEnd: boolean;
+  /** Last four digits of the sandbox card on file. */
+  cardLast4: string;
+  /** The trial end or the current period end: the next charge, or the end of access after a cancellation. */
+  renewsOrEndsAt?: Timestamp | undefined;
+  returnUrl: string;
+  priceCents: number;
+}
+
+export interface GetSandboxPortalRequest {
+  portalSessionId: string;
+}
+
+export interface GetSandboxPortalResponse {
+  portal?: SandboxPortal | undefined;
+}
+
+export interface ActOnSandboxPortalRequest {
+  portalSessionId: string;
+  action: SandboxPortalAction;
+  /** UPDATE_CARD: the new sandbox test card (see CompleteSandboxCheckoutRequest). */
+  cardNumber: string;
+}
+
+export interface ActOnSandboxPortalResponse {
+  /** The portal page again (the owner sees the result). */
+  redirectUrl: string;
+}
+
+export interface GetSandboxClockRequest {
+}
+
+export interface AdvanceSandboxClockRequest {
+  /** Seconds to move the clock forward (> 0, at most 400 days). */
+  seconds: number;
+}
+
+export interface SandboxClock {
+  now?:
+    | Timestamp
+    | undefined;
+  /** How far the sandbox clock is ahead of real time. */
+  offsetSeconds: number;
+}
+
+export interface GetSandboxClockResponse {
+  clock?: SandboxClock | undefined;
+}
+
+export interface AdvanceSandboxClockResponse {
+  clock?:
+    | SandboxClock
+    | undefined;
+  /** Sandbox events emitted by this advance (trial ends, renewals, failed payments, cancellations). */
+  eventsEmitted: number;
 }
 
 function createBaseSandboxCheckout(): SandboxCheckout {
@@ -102,6 +213,8 @@ function createBaseSandboxCheckout(): SandboxCheckout {
     expiresAt: undefined,
     successUrl: "",
     cancelUrl: "",
+    mode: "",
+    trialDays: 0,
   };
 }
 
@@ -130,6 +243,12 @@ export const SandboxCheckout: MessageFns<SandboxCheckout> = {
     }
     if (message.cancelUrl !== "") {
       writer.uint32(66).string(message.cancelUrl);
+    }
+    if (message.mode !== "") {
+      writer.uint32(74).string(message.mode);
+    }
+    if (message.trialDays !== 0) {
+      writer.uint32(80).int32(message.trialDays);
     }
     return writer;
   },
@@ -211,6 +330,22 @@ export const SandboxCheckout: MessageFns<SandboxCheckout> = {
             message.cancelUrl = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.trialDays = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -253,6 +388,12 @@ export const SandboxCheckout: MessageFns<SandboxCheckout> = {
         : isSet(object.cancel_url)
         ? globalThis.String(object.cancel_url)
         : "",
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+      trialDays: isSet(object.trialDays)
+        ? globalThis.Number(object.trialDays)
+        : isSet(object.trial_days)
+        ? globalThis.Number(object.trial_days)
+        : 0,
     };
   },
 
@@ -282,6 +423,12 @@ export const SandboxCheckout: MessageFns<SandboxCheckout> = {
     if (message.cancelUrl !== "") {
       obj.cancelUrl = message.cancelUrl;
     }
+    if (message.mode !== "") {
+      obj.mode = message.mode;
+    }
+    if (message.trialDays !== 0) {
+      obj.trialDays = Math.round(message.trialDays);
+    }
     return obj;
   },
 
@@ -300,6 +447,8 @@ export const SandboxCheckout: MessageFns<SandboxCheckout> = {
       : undefined;
     message.successUrl = object.successUrl ?? "";
     message.cancelUrl = object.cancelUrl ?? "";
+    message.mode = object.mode ?? "";
+    message.trialDays = object.trialDays ?? 0;
     return message;
   },
 };
@@ -447,7 +596,7 @@ export const GetSandboxCheckoutResponse: MessageFns<GetSandboxCheckoutResponse> 
 };
 
 function createBaseCompleteSandboxCheckoutRequest(): CompleteSandboxCheckoutRequest {
-  return { checkoutSessionId: "", action: 0 };
+  return { checkoutSessionId: "", action: 0, cardNumber: "" };
 }
 
 export const CompleteSandboxCheckoutRequest: MessageFns<CompleteSandboxCheckoutRequest> = {
@@ -457,6 +606,9 @@ export const CompleteSandboxCheckoutRequest: MessageFns<CompleteSandboxCheckoutR
     }
     if (message.action !== 0) {
       writer.uint32(16).int32(message.action);
+    }
+    if (message.cardNumber !== "") {
+      writer.uint32(26).string(message.cardNumber);
     }
     return writer;
   },
@@ -490,6 +642,14 @@ export const CompleteSandboxCheckoutRequest: MessageFns<CompleteSandboxCheckoutR
             message.action = reader.int32() as any;
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cardNumber = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -510,6 +670,11 @@ export const CompleteSandboxCheckoutRequest: MessageFns<CompleteSandboxCheckoutR
         ? globalThis.String(object.checkout_session_id)
         : "",
       action: isSet(object.action) ? sandboxCheckoutActionFromJSON(object.action) : 0,
+      cardNumber: isSet(object.cardNumber)
+        ? globalThis.String(object.cardNumber)
+        : isSet(object.card_number)
+        ? globalThis.String(object.card_number)
+        : "",
     };
   },
 
@@ -520,6 +685,9 @@ export const CompleteSandboxCheckoutRequest: MessageFns<CompleteSandboxCheckoutR
     }
     if (message.action !== 0) {
       obj.action = sandboxCheckoutActionToJSON(message.action);
+    }
+    if (message.cardNumber !== "") {
+      obj.cardNumber = message.cardNumber;
     }
     return obj;
   },
@@ -533,6 +701,7 @@ export const CompleteSandboxCheckoutRequest: MessageFns<CompleteSandboxCheckoutR
     const message = createBaseCompleteSandboxCheckoutRequest();
     message.checkoutSessionId = object.checkoutSessionId ?? "";
     message.action = object.action ?? 0;
+    message.cardNumber = object.cardNumber ?? "";
     return message;
   },
 };
@@ -612,6 +781,935 @@ export const CompleteSandboxCheckoutResponse: MessageFns<CompleteSandboxCheckout
   },
 };
 
+function createBaseSandboxPortal(): SandboxPortal {
+  return {
+    portalSessionId: "",
+    subscriptionId: "",
+    plan: "",
+    status: "",
+    cancelAtPeriodEnd: false,
+    cardLast4: "",
+    renewsOrEndsAt: undefined,
+    returnUrl: "",
+    priceCents: 0,
+  };
+}
+
+export const SandboxPortal: MessageFns<SandboxPortal> = {
+  encode(message: SandboxPortal, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.portalSessionId !== "") {
+      writer.uint32(10).string(message.portalSessionId);
+    }
+    if (message.subscriptionId !== "") {
+      writer.uint32(18).string(message.subscriptionId);
+    }
+    if (message.plan !== "") {
+      writer.uint32(26).string(message.plan);
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    if (message.cancelAtPeriodEnd !== false) {
+      writer.uint32(40).bool(message.cancelAtPeriodEnd);
+    }
+    if (message.cardLast4 !== "") {
+      writer.uint32(50).string(message.cardLast4);
+    }
+    if (message.renewsOrEndsAt !== undefined) {
+      Timestamp.encode(message.renewsOrEndsAt, writer.uint32(58).fork()).join();
+    }
+    if (message.returnUrl !== "") {
+      writer.uint32(66).string(message.returnUrl);
+    }
+    if (message.priceCents !== 0) {
+      writer.uint32(72).int64(message.priceCents);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SandboxPortal {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSandboxPortal();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.portalSessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscriptionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.plan = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.cancelAtPeriodEnd = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.cardLast4 = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.renewsOrEndsAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.returnUrl = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.priceCents = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SandboxPortal {
+    return {
+      portalSessionId: isSet(object.portalSessionId)
+        ? globalThis.String(object.portalSessionId)
+        : isSet(object.portal_session_id)
+        ? globalThis.String(object.portal_session_id)
+        : "",
+      subscriptionId: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      plan: isSet(object.plan) ? globalThis.String(object.plan) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      cancelAtPeriodEnd: isSet(object.cancelAtPeriodEnd)
+        ? globalThis.Boolean(object.cancelAtPeriodEnd)
+        : isSet(object.cancel_at_period_end)
+        ? globalThis.Boolean(object.cancel_at_period_end)
+        : false,
+      cardLast4: isSet(object.cardLast4)
+        ? globalThis.String(object.cardLast4)
+        : isSet(object.card_last4)
+        ? globalThis.String(object.card_last4)
+        : "",
+      renewsOrEndsAt: isSet(object.renewsOrEndsAt)
+        ? fromJsonTimestamp(object.renewsOrEndsAt)
+        : isSet(object.renews_or_ends_at)
+        ? fromJsonTimestamp(object.renews_or_ends_at)
+        : undefined,
+      returnUrl: isSet(object.returnUrl)
+        ? globalThis.String(object.returnUrl)
+        : isSet(object.return_url)
+        ? globalThis.String(object.return_url)
+        : "",
+      priceCents: isSet(object.priceCents)
+        ? globalThis.Number(object.priceCents)
+        : isSet(object.price_cents)
+        ? globalThis.Number(object.price_cents)
+        : 0,
+    };
+  },
+
+  toJSON(message: SandboxPortal): unknown {
+    const obj: any = {};
+    if (message.portalSessionId !== "") {
+      obj.portalSessionId = message.portalSessionId;
+    }
+    if (message.subscriptionId !== "") {
+      obj.subscriptionId = message.subscriptionId;
+    }
+    if (message.plan !== "") {
+      obj.plan = message.plan;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.cancelAtPeriodEnd !== false) {
+      obj.cancelAtPeriodEnd = message.cancelAtPeriodEnd;
+    }
+    if (message.cardLast4 !== "") {
+      obj.cardLast4 = message.cardLast4;
+    }
+    if (message.renewsOrEndsAt !== undefined) {
+      obj.renewsOrEndsAt = fromTimestamp(message.renewsOrEndsAt).toISOString();
+    }
+    if (message.returnUrl !== "") {
+      obj.returnUrl = message.returnUrl;
+    }
+    if (message.priceCents !== 0) {
+      obj.priceCents = Math.round(message.priceCents);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SandboxPortal>, I>>(base?: I): SandboxPortal {
+    return SandboxPortal.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SandboxPortal>, I>>(object: I): SandboxPortal {
+    const message = createBaseSandboxPortal();
+    message.portalSessionId = object.portalSessionId ?? "";
+    message.subscriptionId = object.subscriptionId ?? "";
+    message.plan = object.plan ?? "";
+    message.status = object.status ?? "";
+    message.cancelAtPeriodEnd = object.cancelAtPeriodEnd ?? false;
+    message.cardLast4 = object.cardLast4 ?? "";
+    message.renewsOrEndsAt = (object.renewsOrEndsAt !== undefined && object.renewsOrEndsAt !== null)
+      ? Timestamp.fromPartial(object.renewsOrEndsAt)
+      : undefined;
+    message.returnUrl = object.returnUrl ?? "";
+    message.priceCents = object.priceCents ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetSandboxPortalRequest(): GetSandboxPortalRequest {
+  return { portalSessionId: "" };
+}
+
+export const GetSandboxPortalRequest: MessageFns<GetSandboxPortalRequest> = {
+  encode(message: GetSandboxPortalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.portalSessionId !== "") {
+      writer.uint32(10).string(message.portalSessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSandboxPortalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSandboxPortalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.portalSessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetSandboxPortalRequest {
+    return {
+      portalSessionId: isSet(object.portalSessionId)
+        ? globalThis.String(object.portalSessionId)
+        : isSet(object.portal_session_id)
+        ? globalThis.String(object.portal_session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetSandboxPortalRequest): unknown {
+    const obj: any = {};
+    if (message.portalSessionId !== "") {
+      obj.portalSessionId = message.portalSessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetSandboxPortalRequest>, I>>(base?: I): GetSandboxPortalRequest {
+    return GetSandboxPortalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetSandboxPortalRequest>, I>>(object: I): GetSandboxPortalRequest {
+    const message = createBaseGetSandboxPortalRequest();
+    message.portalSessionId = object.portalSessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetSandboxPortalResponse(): GetSandboxPortalResponse {
+  return { portal: undefined };
+}
+
+export const GetSandboxPortalResponse: MessageFns<GetSandboxPortalResponse> = {
+  encode(message: GetSandboxPortalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.portal !== undefined) {
+      SandboxPortal.encode(message.portal, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSandboxPortalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSandboxPortalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.portal = SandboxPortal.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetSandboxPortalResponse {
+    return { portal: isSet(object.portal) ? SandboxPortal.fromJSON(object.portal) : undefined };
+  },
+
+  toJSON(message: GetSandboxPortalResponse): unknown {
+    const obj: any = {};
+    if (message.portal !== undefined) {
+      obj.portal = SandboxPortal.toJSON(message.portal);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetSandboxPortalResponse>, I>>(base?: I): GetSandboxPortalResponse {
+    return GetSandboxPortalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetSandboxPortalResponse>, I>>(object: I): GetSandboxPortalResponse {
+    const message = createBaseGetSandboxPortalResponse();
+    message.portal = (object.portal !== undefined && object.portal !== null)
+      ? SandboxPortal.fromPartial(object.portal)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseActOnSandboxPortalRequest(): ActOnSandboxPortalRequest {
+  return { portalSessionId: "", action: 0, cardNumber: "" };
+}
+
+export const ActOnSandboxPortalRequest: MessageFns<ActOnSandboxPortalRequest> = {
+  encode(message: ActOnSandboxPortalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.portalSessionId !== "") {
+      writer.uint32(10).string(message.portalSessionId);
+    }
+    if (message.action !== 0) {
+      writer.uint32(16).int32(message.action);
+    }
+    if (message.cardNumber !== "") {
+      writer.uint32(26).string(message.cardNumber);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ActOnSandboxPortalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseActOnSandboxPortalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.portalSessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.action = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cardNumber = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ActOnSandboxPortalRequest {
+    return {
+      portalSessionId: isSet(object.portalSessionId)
+        ? globalThis.String(object.portalSessionId)
+        : isSet(object.portal_session_id)
+        ? globalThis.String(object.portal_session_id)
+        : "",
+      action: isSet(object.action) ? sandboxPortalActionFromJSON(object.action) : 0,
+      cardNumber: isSet(object.cardNumber)
+        ? globalThis.String(object.cardNumber)
+        : isSet(object.card_number)
+        ? globalThis.String(object.card_number)
+        : "",
+    };
+  },
+
+  toJSON(message: ActOnSandboxPortalRequest): unknown {
+    const obj: any = {};
+    if (message.portalSessionId !== "") {
+      obj.portalSessionId = message.portalSessionId;
+    }
+    if (message.action !== 0) {
+      obj.action = sandboxPortalActionToJSON(message.action);
+    }
+    if (message.cardNumber !== "") {
+      obj.cardNumber = message.cardNumber;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ActOnSandboxPortalRequest>, I>>(base?: I): ActOnSandboxPortalRequest {
+    return ActOnSandboxPortalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ActOnSandboxPortalRequest>, I>>(object: I): ActOnSandboxPortalRequest {
+    const message = createBaseActOnSandboxPortalRequest();
+    message.portalSessionId = object.portalSessionId ?? "";
+    message.action = object.action ?? 0;
+    message.cardNumber = object.cardNumber ?? "";
+    return message;
+  },
+};
+
+function createBaseActOnSandboxPortalResponse(): ActOnSandboxPortalResponse {
+  return { redirectUrl: "" };
+}
+
+export const ActOnSandboxPortalResponse: MessageFns<ActOnSandboxPortalResponse> = {
+  encode(message: ActOnSandboxPortalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.redirectUrl !== "") {
+      writer.uint32(10).string(message.redirectUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ActOnSandboxPortalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseActOnSandboxPortalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.redirectUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ActOnSandboxPortalResponse {
+    return {
+      redirectUrl: isSet(object.redirectUrl)
+        ? globalThis.String(object.redirectUrl)
+        : isSet(object.redirect_url)
+        ? globalThis.String(object.redirect_url)
+        : "",
+    };
+  },
+
+  toJSON(message: ActOnSandboxPortalResponse): unknown {
+    const obj: any = {};
+    if (message.redirectUrl !== "") {
+      obj.redirectUrl = message.redirectUrl;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ActOnSandboxPortalResponse>, I>>(base?: I): ActOnSandboxPortalResponse {
+    return ActOnSandboxPortalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ActOnSandboxPortalResponse>, I>>(object: I): ActOnSandboxPortalResponse {
+    const message = createBaseActOnSandboxPortalResponse();
+    message.redirectUrl = object.redirectUrl ?? "";
+    return message;
+  },
+};
+
+function createBaseGetSandboxClockRequest(): GetSandboxClockRequest {
+  return {};
+}
+
+export const GetSandboxClockRequest: MessageFns<GetSandboxClockRequest> = {
+  encode(_: GetSandboxClockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSandboxClockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSandboxClockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetSandboxClockRequest {
+    return {};
+  },
+
+  toJSON(_: GetSandboxClockRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetSandboxClockRequest>, I>>(base?: I): GetSandboxClockRequest {
+    return GetSandboxClockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetSandboxClockRequest>, I>>(_: I): GetSandboxClockRequest {
+    const message = createBaseGetSandboxClockRequest();
+    return message;
+  },
+};
+
+function createBaseAdvanceSandboxClockRequest(): AdvanceSandboxClockRequest {
+  return { seconds: 0 };
+}
+
+export const AdvanceSandboxClockRequest: MessageFns<AdvanceSandboxClockRequest> = {
+  encode(message: AdvanceSandboxClockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seconds !== 0) {
+      writer.uint32(8).int64(message.seconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdvanceSandboxClockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdvanceSandboxClockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seconds = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdvanceSandboxClockRequest {
+    return { seconds: isSet(object.seconds) ? globalThis.Number(object.seconds) : 0 };
+  },
+
+  toJSON(message: AdvanceSandboxClockRequest): unknown {
+    const obj: any = {};
+    if (message.seconds !== 0) {
+      obj.seconds = Math.round(message.seconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdvanceSandboxClockRequest>, I>>(base?: I): AdvanceSandboxClockRequest {
+    return AdvanceSandboxClockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdvanceSandboxClockRequest>, I>>(object: I): AdvanceSandboxClockRequest {
+    const message = createBaseAdvanceSandboxClockRequest();
+    message.seconds = object.seconds ?? 0;
+    return message;
+  },
+};
+
+function createBaseSandboxClock(): SandboxClock {
+  return { now: undefined, offsetSeconds: 0 };
+}
+
+export const SandboxClock: MessageFns<SandboxClock> = {
+  encode(message: SandboxClock, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.now !== undefined) {
+      Timestamp.encode(message.now, writer.uint32(10).fork()).join();
+    }
+    if (message.offsetSeconds !== 0) {
+      writer.uint32(16).int64(message.offsetSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SandboxClock {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSandboxClock();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.now = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.offsetSeconds = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SandboxClock {
+    return {
+      now: isSet(object.now) ? fromJsonTimestamp(object.now) : undefined,
+      offsetSeconds: isSet(object.offsetSeconds)
+        ? globalThis.Number(object.offsetSeconds)
+        : isSet(object.offset_seconds)
+        ? globalThis.Number(object.offset_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: SandboxClock): unknown {
+    const obj: any = {};
+    if (message.now !== undefined) {
+      obj.now = fromTimestamp(message.now).toISOString();
+    }
+    if (message.offsetSeconds !== 0) {
+      obj.offsetSeconds = Math.round(message.offsetSeconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SandboxClock>, I>>(base?: I): SandboxClock {
+    return SandboxClock.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SandboxClock>, I>>(object: I): SandboxClock {
+    const message = createBaseSandboxClock();
+    message.now = (object.now !== undefined && object.now !== null) ? Timestamp.fromPartial(object.now) : undefined;
+    message.offsetSeconds = object.offsetSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetSandboxClockResponse(): GetSandboxClockResponse {
+  return { clock: undefined };
+}
+
+export const GetSandboxClockResponse: MessageFns<GetSandboxClockResponse> = {
+  encode(message: GetSandboxClockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clock !== undefined) {
+      SandboxClock.encode(message.clock, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSandboxClockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSandboxClockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clock = SandboxClock.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetSandboxClockResponse {
+    return { clock: isSet(object.clock) ? SandboxClock.fromJSON(object.clock) : undefined };
+  },
+
+  toJSON(message: GetSandboxClockResponse): unknown {
+    const obj: any = {};
+    if (message.clock !== undefined) {
+      obj.clock = SandboxClock.toJSON(message.clock);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetSandboxClockResponse>, I>>(base?: I): GetSandboxClockResponse {
+    return GetSandboxClockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetSandboxClockResponse>, I>>(object: I): GetSandboxClockResponse {
+    const message = createBaseGetSandboxClockResponse();
+    message.clock = (object.clock !== undefined && object.clock !== null)
+      ? SandboxClock.fromPartial(object.clock)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAdvanceSandboxClockResponse(): AdvanceSandboxClockResponse {
+  return { clock: undefined, eventsEmitted: 0 };
+}
+
+export const AdvanceSandboxClockResponse: MessageFns<AdvanceSandboxClockResponse> = {
+  encode(message: AdvanceSandboxClockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clock !== undefined) {
+      SandboxClock.encode(message.clock, writer.uint32(10).fork()).join();
+    }
+    if (message.eventsEmitted !== 0) {
+      writer.uint32(16).int32(message.eventsEmitted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdvanceSandboxClockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdvanceSandboxClockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clock = SandboxClock.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.eventsEmitted = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdvanceSandboxClockResponse {
+    return {
+      clock: isSet(object.clock) ? SandboxClock.fromJSON(object.clock) : undefined,
+      eventsEmitted: isSet(object.eventsEmitted)
+        ? globalThis.Number(object.eventsEmitted)
+        : isSet(object.events_emitted)
+        ? globalThis.Number(object.events_emitted)
+        : 0,
+    };
+  },
+
+  toJSON(message: AdvanceSandboxClockResponse): unknown {
+    const obj: any = {};
+    if (message.clock !== undefined) {
+      obj.clock = SandboxClock.toJSON(message.clock);
+    }
+    if (message.eventsEmitted !== 0) {
+      obj.eventsEmitted = Math.round(message.eventsEmitted);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdvanceSandboxClockResponse>, I>>(base?: I): AdvanceSandboxClockResponse {
+    return AdvanceSandboxClockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdvanceSandboxClockResponse>, I>>(object: I): AdvanceSandboxClockResponse {
+    const message = createBaseAdvanceSandboxClockResponse();
+    message.clock = (object.clock !== undefined && object.clock !== null)
+      ? SandboxClock.fromPartial(object.clock)
+      : undefined;
+    message.eventsEmitted = object.eventsEmitted ?? 0;
+    return message;
+  },
+};
+
 /**
  * The local sandbox payment provider's checkout page (embedded mode and tests, never with a Stripe key):
  * the gateway renders /sandbox/checkout/{id} from GetSandboxCheckout and posts the owner's choice to
@@ -647,6 +1745,59 @@ export const SandboxCheckoutServiceService = {
     responseDeserialize: (value: Buffer): CompleteSandboxCheckoutResponse =>
       CompleteSandboxCheckoutResponse.decode(value),
   },
+  /** The sandbox billing portal (/sandbox/portal/{id}): the subscription it manages, the card on file. */
+  getSandboxPortal: {
+    path: "/cardlens.billing.v1.SandboxCheckoutService/GetSandboxPortal" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetSandboxPortalRequest): Buffer =>
+      Buffer.from(GetSandboxPortalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSandboxPortalRequest => GetSandboxPortalRequest.decode(value),
+    responseSerialize: (value: GetSandboxPortalResponse): Buffer =>
+      Buffer.from(GetSandboxPortalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetSandboxPortalResponse => GetSandboxPortalResponse.decode(value),
+  },
+  /**
+   * UPDATE_CARD swaps the card on file (and retries an unpaid renewal at once); CANCEL_AT_PERIOD_END stops
+   * renewals (access continues to the trial or period end) and drops a pending plan change.
+   */
+  actOnSandboxPortal: {
+    path: "/cardlens.billing.v1.SandboxCheckoutService/ActOnSandboxPortal" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ActOnSandboxPortalRequest): Buffer =>
+      Buffer.from(ActOnSandboxPortalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ActOnSandboxPortalRequest => ActOnSandboxPortalRequest.decode(value),
+    responseSerialize: (value: ActOnSandboxPortalResponse): Buffer =>
+      Buffer.from(ActOnSandboxPortalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ActOnSandboxPortalResponse => ActOnSandboxPortalResponse.decode(value),
+  },
+  /**
+   * The sandbox's clock, like a Stripe test clock: advancing it runs every trial end, renewal, retry and
+   * cancellation that falls due, emitting their events. Sandbox only (npm run billing:sandbox-clock).
+   */
+  getSandboxClock: {
+    path: "/cardlens.billing.v1.SandboxCheckoutService/GetSandboxClock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetSandboxClockRequest): Buffer =>
+      Buffer.from(GetSandboxClockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSandboxClockRequest => GetSandboxClockRequest.decode(value),
+    responseSerialize: (value: GetSandboxClockResponse): Buffer =>
+      Buffer.from(GetSandboxClockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetSandboxClockResponse => GetSandboxClockResponse.decode(value),
+  },
+  advanceSandboxClock: {
+    path: "/cardlens.billing.v1.SandboxCheckoutService/AdvanceSandboxClock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AdvanceSandboxClockRequest): Buffer =>
+      Buffer.from(AdvanceSandboxClockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AdvanceSandboxClockRequest => AdvanceSandboxClockRequest.decode(value),
+    responseSerialize: (value: AdvanceSandboxClockResponse): Buffer =>
+      Buffer.from(AdvanceSandboxClockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AdvanceSandboxClockResponse => AdvanceSandboxClockResponse.decode(value),
+  },
 } as const;
 
 export interface SandboxCheckoutServiceServer extends UntypedServiceImplementation {
@@ -656,6 +1807,19 @@ export interface SandboxCheckoutServiceServer extends UntypedServiceImplementati
    * endpoint, as Stripe would; CANCEL leaves it open (the owner may come back) and returns the cancel URL.
    */
   completeSandboxCheckout: handleUnaryCall<CompleteSandboxCheckoutRequest, CompleteSandboxCheckoutResponse>;
+  /** The sandbox billing portal (/sandbox/portal/{id}): the subscription it manages, the card on file. */
+  getSandboxPortal: handleUnaryCall<GetSandboxPortalRequest, GetSandboxPortalResponse>;
+  /**
+   * UPDATE_CARD swaps the card on file (and retries an unpaid renewal at once); CANCEL_AT_PERIOD_END stops
+   * renewals (access continues to the trial or period end) and drops a pending plan change.
+   */
+  actOnSandboxPortal: handleUnaryCall<ActOnSandboxPortalRequest, ActOnSandboxPortalResponse>;
+  /**
+   * The sandbox's clock, like a Stripe test clock: advancing it runs every trial end, renewal, retry and
+   * cancellation that falls due, emitting their events. Sandbox only (npm run billing:sandbox-clock).
+   */
+  getSandboxClock: handleUnaryCall<GetSandboxClockRequest, GetSandboxClockResponse>;
+  advanceSandboxClock: handleUnaryCall<AdvanceSandboxClockRequest, AdvanceSandboxClockResponse>;
 }
 
 export interface SandboxCheckoutServiceClient extends Client {
@@ -692,6 +1856,75 @@ export interface SandboxCheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CompleteSandboxCheckoutResponse) => void,
+  ): ClientUnaryCall;
+  /** The sandbox billing portal (/sandbox/portal/{id}): the subscription it manages, the card on file. */
+  getSandboxPortal(
+    request: GetSandboxPortalRequest,
+    callback: (error: ServiceError | null, response: GetSandboxPortalResponse) => void,
+  ): ClientUnaryCall;
+  getSandboxPortal(
+    request: GetSandboxPortalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetSandboxPortalResponse) => void,
+  ): ClientUnaryCall;
+  getSandboxPortal(
+    request: GetSandboxPortalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetSandboxPortalResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UPDATE_CARD swaps the card on file (and retries an unpaid renewal at once); CANCEL_AT_PERIOD_END stops
+   * renewals (access continues to the trial or period end) and drops a pending plan change.
+   */
+  actOnSandboxPortal(
+    request: ActOnSandboxPortalRequest,
+    callback: (error: ServiceError | null, response: ActOnSandboxPortalResponse) => void,
+  ): ClientUnaryCall;
+  actOnSandboxPortal(
+    request: ActOnSandboxPortalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ActOnSandboxPortalResponse) => void,
+  ): ClientUnaryCall;
+  actOnSandboxPortal(
+    request: ActOnSandboxPortalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ActOnSandboxPortalResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The sandbox's clock, like a Stripe test clock: advancing it runs every trial end, renewal, retry and
+   * cancellation that falls due, emitting their events. Sandbox only (npm run billing:sandbox-clock).
+   */
+  getSandboxClock(
+    request: GetSandboxClockRequest,
+    callback: (error: ServiceError | null, response: GetSandboxClockResponse) => void,
+  ): ClientUnaryCall;
+  getSandboxClock(
+    request: GetSandboxClockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetSandboxClockResponse) => void,
+  ): ClientUnaryCall;
+  getSandboxClock(
+    request: GetSandboxClockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetSandboxClockResponse) => void,
+  ): ClientUnaryCall;
+  advanceSandboxClock(
+    request: AdvanceSandboxClockRequest,
+    callback: (error: ServiceError | null, response: AdvanceSandboxClockResponse) => void,
+  ): ClientUnaryCall;
+  advanceSandboxClock(
+    request: AdvanceSandboxClockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AdvanceSandboxClockResponse) => void,
+  ): ClientUnaryCall;
+  advanceSandboxClock(
+    request: AdvanceSandboxClockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AdvanceSandboxClockResponse) => void,
   ): ClientUnaryCall;
 }
 
