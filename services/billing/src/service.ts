@@ -5,6 +5,7 @@ import { events } from '@cardlens/contracts';
 import { migrate, openPrisma, serviceLayout, type Database, type DatabaseConfig } from '@cardlens/db';
 import { startGrpcServer } from '@cardlens/grpc-kit';
 import type { Logger } from '@cardlens/telemetry';
+import { systemClock } from './clock';
 import type { BillingConfig } from './config';
 import { PrismaClient } from './db';
 import { subscribePaymentConfirmations } from './events/payment-confirmations';
@@ -12,6 +13,7 @@ import { billingGrpcService } from './grpc/billing-grpc';
 import { sandboxCheckoutGrpcService } from './grpc/sandbox-grpc';
 import type { SandboxProvider } from './payments/sandbox-provider';
 import { selectPaymentProvider } from './payments/select-provider';
+import { checkPriceAnnouncements } from './use-cases/check-price-announcements';
 import type { PurchaseDeps } from './use-cases/purchase-deps';
 
 export const billingServiceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,6 +31,9 @@ export function purchaseDepsFromConfig(
   const publicBaseUrl = (config.PUBLIC_BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
   const { provider, sandbox } = selectPaymentProvider(config, publicBaseUrl, prisma, logger);
   const purchases: PurchaseDeps = {
+    // The sandbox keeps its own (advanceable) clock; with Stripe, real time.
+    clock: sandbox ? sandbox.clock : systemClock,
+    logger,
     prisma,
     pricing: config.PRICING_JSON,
     provider,
@@ -69,8 +74,15 @@ export async function startBillingService(options: {
   await bus.ensureTopics([events.paymentConfirmationReceived.topic]);
   const relay = new OutboxRelay({ prisma, table: busTables('billing').outbox, bus, logger: logger.child({ component: 'billing-outbox' }) });
   relay.start();
-  const confirmations = await subscribePaymentConfirmations(bus, prisma, logger.child({ component: 'payment-confirmations' }));
   const { purchases, sandbox } = purchaseDepsFromConfig(config, prisma, logger, () => relay.nudge());
+  await sandbox?.start();
+  await checkPriceAnnouncements({ prisma, pricing: config.PRICING_JSON, clock: purchases.clock });
+  const confirmations = await subscribePaymentConfirmations(
+    bus,
+    prisma,
+    { pricing: config.PRICING_JSON, clock: purchases.clock },
+    logger.child({ component: 'payment-confirmations' }),
+  );
   const server = await startGrpcServer({
     host: config.BILLING_GRPC_HOST,
     port: config.BILLING_GRPC_PORT,
@@ -80,6 +92,7 @@ export async function startBillingService(options: {
         pricing: config.PRICING_JSON,
         dailyPoolCredits: config.TRIAL_POOL_DAILY_CREDITS,
         checkoutAvailable: Boolean(config.STRIPE_SECRET_KEY),
+        clock: purchases.clock,
         purchases,
       }),
       sandboxCheckoutGrpcService(sandbox),
@@ -92,6 +105,7 @@ export async function startBillingService(options: {
     paymentProvider: purchases.provider.name,
     stop: async () => {
       await server.shutdown();
+      sandbox?.stop();
       await confirmations.stop();
       await relay.stop();
       await close();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDatabase, migrate, openPrisma, serviceLayout, type Database, type OpenPrisma } from '@cardlens/db';
 import { createLogger } from '@cardlens/telemetry';
 import { PrismaClient } from '../src/db';
+import { systemClock } from '../src/clock';
 import { defaultPricing } from '../src/domain/pricing';
 import { createSandboxProvider } from '../src/payments/sandbox-provider';
 import { billingServiceDir } from '../src/service';
@@ -16,10 +17,13 @@ describe('createCreditPurchase', () => {
   let open: OpenPrisma<PrismaClient>;
   const depsWith = (overrides: Partial<PurchaseDeps>): PurchaseDeps => {
     const prisma = open.prisma;
+    const logger = createLogger('t', { write: () => {} });
     return {
       prisma,
+      clock: systemClock,
+      logger,
       pricing: defaultPricing,
-      provider: createSandboxProvider({ prisma, webhookSecret: 'whsec_unit', webhookUrl: 'http://127.0.0.1:9/none', publicBaseUrl: 'http://127.0.0.1:8080', logger: createLogger('t', { write: () => {} }) }),
+      provider: createSandboxProvider({ prisma, webhookSecret: 'whsec_unit', webhookUrl: 'http://127.0.0.1:9/none', publicBaseUrl: 'http://127.0.0.1:8080', logger }),
       environment: 'unit',
       publicBaseUrl: 'http://127.0.0.1:8080',
       checkoutTtlMs: 24 * 3600_000 - 120_000,

@@ -15,6 +15,8 @@ import { billingEventsV1, events, timestampFromDate } from '@cardlens/contracts'
 import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
 import { createTestDatabase, deleteTopicsWithPrefix, describeWithInfra, infraUrls, uniqueTopicPrefix, type TestDatabase } from '@cardlens/testing';
 import { PrismaClient } from '../src/db';
+import { systemClock } from '../src/clock';
+import { defaultPricing } from '../src/domain/pricing';
 import { BILLING_CONSUMER_GROUP, paymentConfirmationHandler } from '../src/events/payment-confirmations';
 import { getBalance } from '../src/use-cases/get-balance';
 
@@ -68,7 +70,7 @@ function confirmationProperties(prisma: () => PrismaClient, numRuns: number) {
     await fc.assert(
       fc.asyncProperty(creditsArb, deliveriesArb, async (credits, batches: Delivery[][]) => {
         const agentId = nextAgent++;
-        const handler = paymentConfirmationHandler(prisma(), logger);
+        const handler = paymentConfirmationHandler(prisma(), { pricing: defaultPricing, clock: systemClock, logger });
         const sent = new Map<number, BusMessage[]>();
         const delivered = new Set<number>();
         for (const batch of batches) {
@@ -100,7 +102,7 @@ function confirmationProperties(prisma: () => PrismaClient, numRuns: number) {
 
 /** The bus redelivers a message whose handler failed after the database commit: one grant. */
 async function crashAfterCommit(bus: Bus, prisma: PrismaClient, agentId: number): Promise<{ attempts: number }> {
-  const real = paymentConfirmationHandler(prisma, logger);
+  const real = paymentConfirmationHandler(prisma, { pricing: defaultPricing, clock: systemClock, logger });
   let attempts = 0;
   let done!: () => void;
   const finished = new Promise<void>((resolve) => (done = resolve));

@@ -6,6 +6,7 @@ import { createLogger } from '@cardlens/telemetry';
 import { PrismaClient } from '../src/db';
 import { paymentConfirmationHandler } from '../src/events/payment-confirmations';
 import { appendEntry } from '../src/domain/ledger';
+import { systemClock } from '../src/clock';
 import { defaultPricing } from '../src/domain/pricing';
 import { createSandboxProvider, type SandboxProvider } from '../src/payments/sandbox-provider';
 import { billingServiceDir } from '../src/service';
@@ -52,6 +53,8 @@ describe('reconcilePurchases', () => {
     });
     deps = {
       prisma,
+      clock: systemClock,
+      logger,
       pricing: defaultPricing,
       provider: sandbox,
       environment: ENVIRONMENT,
@@ -84,7 +87,7 @@ describe('reconcilePurchases', () => {
 
   /** Billing's confirmation consumer (its real handler) on each outbox row, as if the relay had published it. */
   const consumeConfirmations = async () => {
-    const consume = paymentConfirmationHandler(prisma, createLogger('reconcile-test', { write: () => {} }));
+    const consume = paymentConfirmationHandler(prisma, { pricing: defaultPricing, clock: systemClock, logger: createLogger('reconcile-test', { write: () => {} }) });
     for (const row of await outboxRows()) {
       await consume({ id: row.id, topic: row.topic, key: row.key, value: Buffer.from(row.payload), headers: {}, attempt: 1 });
     }

@@ -12,7 +12,9 @@ export function subscribePaymentConfirmations(bus: Bus, prisma: PrismaClient): P
     groupId: ACCOUNTS_CONSUMER_GROUP,
     handler: idempotentConsumer(prisma, busTables('accounts').processedMessages, ACCOUNTS_CONSUMER_GROUP, async (message, tx) => {
       const confirmation = events.paymentConfirmationReceived.decode(message.value);
-      if (confirmation.kind !== billingEventsV1.PaymentKind.CREDIT_PACK) return;
+      // A credit purchase, or a subscription payment with an amount (not the trial's $0 start), makes the tier `paid`.
+      const paidSubscription = confirmation.kind === billingEventsV1.PaymentKind.SUBSCRIPTION && confirmation.providerEventType === 'invoice.paid' && confirmation.amountCents > 0;
+      if (confirmation.kind !== billingEventsV1.PaymentKind.CREDIT_PACK && !paidSubscription) return;
       await recordPurchase(tx, {
         agentId: confirmation.agentId,
         occurredAt: confirmation.occurredAt ? dateFromTimestamp(confirmation.occurredAt) : new Date(),

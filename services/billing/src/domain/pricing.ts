@@ -12,6 +12,12 @@ const planSchema = z.object({
   displayName: z.string(),
   gradesPerMonth: z.number().int().positive(),
   priceCents: z.number().int().positive(),
+  /**
+   * An announced price change: checkouts from effectiveAt are sold at priceCents. Subscribers are owed at least
+   * PRICE_CHANGE_NOTICE_DAYS of notice, so billing refuses to start with a change closer than that to the
+   * moment it first saw it (kept in billing.plan_price_announcements, so restarts do not re-date it).
+   */
+  priceChange: z.object({ priceCents: z.number().int().positive(), effectiveAt: z.iso.datetime({ offset: true }) }).optional(),
 });
 
 export const pricingSchema = z.object({
@@ -25,6 +31,19 @@ export const pricingSchema = z.object({
 
 export type Pricing = z.infer<typeof pricingSchema>;
 export type PackConfig = z.infer<typeof packSchema>;
+export type PlanConfig = z.infer<typeof planSchema>;
+
+/** Notice owed to subscribers before a plan's price changes. */
+export const PRICE_CHANGE_NOTICE_DAYS = 14;
+
+/** The plan's price for a checkout made at `at`. */
+export function planPriceAt(plan: PlanConfig, at: Date): number {
+  return plan.priceChange && at.getTime() >= Date.parse(plan.priceChange.effectiveAt) ? plan.priceChange.priceCents : plan.priceCents;
+}
+
+export function findPlan(pricing: Pricing, key: string): PlanConfig | undefined {
+  return pricing.plans.find((p) => p.key === key);
+}
 
 export const defaultPricing: Pricing = {
   modules: [

@@ -5,7 +5,13 @@ import type { PrismaClient } from '../db';
 import type { Pricing } from '../domain/pricing';
 import { debitCredits } from '../use-cases/debit-credits';
 import { getBalance } from '../use-cases/get-balance';
-import { getSubscription, type SubscriptionStatus } from '../use-cases/get-subscription';
+import type { Clock } from '../clock';
+import { cancelSubscription } from '../use-cases/cancel-subscription';
+import { changePlan } from '../use-cases/change-plan';
+import { createPortalSession } from '../use-cases/create-portal-session';
+import { createSubscriptionCheckout } from '../use-cases/create-subscription-checkout';
+import { commitGrade, refundGrade, reserveGrade } from '../use-cases/grade-allowance';
+import { getSubscription, type SubscriptionStatus, type SubscriptionView } from '../use-cases/get-subscription';
 import { grantTrialCredits } from '../use-cases/grant-trial-credits';
 import { refundCredits } from '../use-cases/refund-credits';
 import { confirmCheckoutSession, type CheckoutState } from '../use-cases/confirm-checkout-session';
@@ -19,6 +25,7 @@ export interface BillingGrpcDeps {
   pricing: Pricing;
   dailyPoolCredits: number;
   checkoutAvailable: boolean;
+  clock: Clock;
   purchases: PurchaseDeps;
 }
 
@@ -40,16 +47,36 @@ const statusToProto: Record<SubscriptionStatus, billingV1.SubscriptionStatus> = 
   expired: billingV1.SubscriptionStatus.EXPIRED,
 };
 
-/**
- * The RPCs built so far. Subscriptions and grade allowances are left out of the implementation, so grpc-js
- * answers them UNIMPLEMENTED rather than pretending.
- */
+const ts = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
+
+function balanceToProto(s: SubscriptionView): billingV1.SubscriptionBalance {
+  return {
+    prepaidCredits: s.prepaidCredits,
+    ...(s.plan ? { plan: s.plan } : {}),
+    status: statusToProto[s.status],
+    unlimitedGrading: s.unlimitedGrading,
+    trialEndsAt: ts(s.trialEndsAt),
+    ...(s.gradesRemaining !== null ? { gradesRemaining: s.gradesRemaining } : {}),
+    ...(s.monthlyAllowance !== null ? { monthlyAllowance: s.monthlyAllowance } : {}),
+    currentPeriodStart: ts(s.currentPeriodStart),
+    currentPeriodEnd: ts(s.currentPeriodEnd),
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    ...(s.pendingPlan ? { pendingPlan: s.pendingPlan } : {}),
+    pendingPlanEffectiveAt: ts(s.pendingPlanEffectiveAt),
+    hasPurchased: s.hasPurchased,
+    ...(s.gradesUsed !== null ? { gradesUsed: s.gradesUsed } : {}),
+    ...(s.gradesReserved !== null ? { gradesReserved: s.gradesReserved } : {}),
+    accessEndsAt: ts(s.accessEndsAt),
+  };
+}
+
+/** Thin transport: each RPC validates, calls one use case and maps the result. */
 export function billingGrpcService(deps: BillingGrpcDeps): GrpcService {
   const { pricing } = deps;
   const packs = (): billingV1.CreditPack[] =>
     pricing.packs.map((p) => ({ key: p.key, displayName: p.displayName, credits: p.credits, priceCents: p.priceCents }));
 
-  const implementation: Partial<billingV1.BillingServiceServer> = {
+  const implementation: billingV1.BillingServiceServer = {
     getPricing: unaryHandler<billingV1.GetPricingRequest, billingV1.GetPricingResponse>(() => ({
       modules: pricing.modules.map((m) => ({ key: m.key, credits: m.credits, description: m.description, available: m.available })),
       packs: packs(),
@@ -108,27 +135,52 @@ export function billingGrpcService(deps: BillingGrpcDeps): GrpcService {
       const view = await confirmCheckoutSession(deps.purchases, request.checkoutSessionId);
       return { ...view, state: checkoutStateToProto[view.state] };
     }),
-    getSubscription: unaryHandler<billingV1.GetSubscriptionRequest, billingV1.GetSubscriptionResponse>(async (request) => {
-      const s = await getSubscription(deps, request.agentId);
-      const ts = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
+    getSubscription: unaryHandler<billingV1.GetSubscriptionRequest, billingV1.GetSubscriptionResponse>(async (request) => ({
+      subscription: balanceToProto(await getSubscription(deps, request.agentId)),
+    })),
+    createSubscriptionCheckout: unaryHandler<billingV1.CreateSubscriptionCheckoutRequest, billingV1.CreateSubscriptionCheckoutResponse>(async (request) => {
+      const result = await createSubscriptionCheckout(deps.purchases, { agentId: request.agentId, plan: request.plan, contactEmail: request.contactEmail });
+      switch (result.kind) {
+        case 'checkout':
+          return {
+            result: {
+              $case: 'checkout',
+              value: { checkoutUrl: result.checkoutUrl, plan: result.plan, expiresAt: timestampFromDate(result.expiresAt), includesTrial: result.trialDays > 0, trialDays: result.trialDays },
+            },
+          };
+        case 'portal':
+          return { result: { $case: 'portalUrl', value: result.portalUrl } };
+        case 'scheduled':
+          return { result: { $case: 'scheduled', value: { plan: result.plan, effectiveAt: timestampFromDate(result.effectiveAt), currentPlan: result.currentPlan } } };
+      }
+    }),
+    createPortalSession: unaryHandler<billingV1.CreatePortalSessionRequest, billingV1.CreatePortalSessionResponse>(async (request) => ({
+      portalUrl: await createPortalSession(deps.purchases, request.agentId),
+    })),
+    changePlan: unaryHandler<billingV1.ChangePlanRequest, billingV1.ChangePlanResponse>(async (request) => {
+      const change = await changePlan(deps.purchases, { agentId: request.agentId, plan: request.plan });
+      return { scheduled: { plan: change.plan, effectiveAt: timestampFromDate(change.effectiveAt), currentPlan: change.currentPlan } };
+    }),
+    cancelSubscription: unaryHandler<billingV1.CancelSubscriptionRequest, billingV1.CancelSubscriptionResponse>(async (request) => {
+      const { accessEndsAt } = await cancelSubscription(deps.purchases, request.agentId);
+      return { accessEndsAt: timestampFromDate(accessEndsAt), subscription: balanceToProto(await getSubscription(deps, request.agentId)) };
+    }),
+    reserveGrade: unaryHandler<billingV1.ReserveGradeRequest, billingV1.ReserveGradeResponse>(async (request) => {
+      const r = await reserveGrade(deps, { agentId: request.agentId, gradeId: BigInt(request.gradeId) });
       return {
-        subscription: {
-          prepaidCredits: s.prepaidCredits,
-          ...(s.plan ? { plan: s.plan } : {}),
-          status: statusToProto[s.status],
-          unlimitedGrading: s.unlimitedGrading,
-          trialEndsAt: ts(s.trialEndsAt),
-          ...(s.gradesRemaining !== null ? { gradesRemaining: s.gradesRemaining } : {}),
-          ...(s.monthlyAllowance !== null ? { monthlyAllowance: s.monthlyAllowance } : {}),
-          currentPeriodStart: ts(s.currentPeriodStart),
-          currentPeriodEnd: ts(s.currentPeriodEnd),
-          cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-          ...(s.pendingPlan ? { pendingPlan: s.pendingPlan } : {}),
-          pendingPlanEffectiveAt: ts(s.pendingPlanEffectiveAt),
-          hasPurchased: s.hasPurchased,
-        },
+        reservationId: Number(r.reservationId),
+        billingSource: r.source === 'trial' ? commonV1.BillingSource.TRIAL : commonV1.BillingSource.SUBSCRIPTION,
+        gradesCharged: r.gradesCharged,
+        ...(r.gradesRemaining !== null ? { gradesRemaining: r.gradesRemaining } : {}),
       };
     }),
+    commitGrade: unaryHandler<billingV1.CommitGradeRequest, billingV1.CommitGradeResponse>(async (request) => {
+      await commitGrade(deps, { agentId: request.agentId, reservationId: BigInt(request.reservationId) });
+      return {};
+    }),
+    refundGrade: unaryHandler<billingV1.RefundGradeRequest, billingV1.RefundGradeResponse>(async (request) =>
+      refundGrade(deps, { agentId: request.agentId, reservationId: BigInt(request.reservationId), reason: request.reason }),
+    ),
   };
-  return { definition: billingV1.BillingServiceService, implementation: implementation as billingV1.BillingServiceServer };
+  return { definition: billingV1.BillingServiceService, implementation };
 }

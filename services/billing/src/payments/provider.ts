@@ -46,6 +46,8 @@ export interface ProviderSubscription {
   cancelAtPeriodEnd: boolean;
   canceledAt: Date | null;
   endedAt: Date | null;
+  /** Why it was cancelled: `cancellation_requested`, `payment_failed` or `payment_disputed`. */
+  cancellationReason: string | null;
   /** The subscription schedule attached to it (a pending plan change), if any. */
   scheduleId: string | null;
   created: Date;

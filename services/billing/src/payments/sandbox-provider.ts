@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '@cardlens/telemetry';
 import type { Prisma, PrismaClient } from '../db';
 import { PaymentProviderError, type CreateCheckoutInput, type PaymentProvider, type ProviderEvent } from './provider';
+import { SandboxClock } from './sandbox-clock';
+import { createSandboxSubscriptions, sandboxCard, type SandboxPortalView } from './sandbox-subscriptions';
 import { checkoutSessionFromStripe, eventFromStripe, paymentIntentFromStripe, type StripeObject } from './stripe-objects';
 import { signStripePayload, verifyStripeSignedEvent } from './webhook-signature';
 
@@ -24,6 +26,8 @@ export interface SandboxProviderOptions {
   logger: Logger;
   /** Delivery attempts per event (Stripe retries for days; here a few quick tries, then reconciliation). */
   deliveryAttempts?: number;
+  /** How often the billing cycle runs on its own (trial ends and renewals as real time passes). */
+  cycleIntervalMs?: number;
 }
 
 export interface SandboxCheckoutView {
@@ -35,14 +39,28 @@ export interface SandboxCheckoutView {
   expiresAt: Date;
   successUrl: string;
   cancelUrl: string;
+  mode: 'payment' | 'subscription';
+  trialDays: number;
 }
 
 export interface SandboxProvider extends PaymentProvider {
   readonly name: 'sandbox';
+  /** The sandbox clock: billing's clock while the sandbox runs. */
+  readonly clock: SandboxClock;
+  /** Loads the clock and starts the billing cycle's ticker. */
+  start(): Promise<void>;
+  stop(): void;
   /** The checkout page's data; undefined for an unknown session. */
   getCheckout(id: string): Promise<SandboxCheckoutView | undefined>;
-  /** The owner pressed Pay: the session is paid and its event delivered. Returns the success URL. */
-  pay(id: string): Promise<string>;
+  /**
+   * The owner pressed Pay (with a sandbox test card for subscriptions): the session is paid and its events
+   * delivered. Returns the success URL.
+   */
+  pay(id: string, card?: string): Promise<string>;
+  getPortal(id: string): Promise<SandboxPortalView | undefined>;
+  portalAct(id: string, action: 'update_card' | 'cancel_at_period_end', card?: string): Promise<string>;
+  /** Moves the sandbox clock forward and runs what fell due; returns the number of events emitted. */
+  advanceClock(seconds: number): Promise<{ now: Date; offsetSeconds: number; eventsEmitted: number }>;
   /** The owner pressed Cancel: nothing changes (the session stays open until it expires). Returns the cancel URL. */
   cancel(id: string): Promise<string>;
 }
@@ -53,6 +71,8 @@ const unix = (date: Date): number => Math.floor(date.getTime() / 1000);
 export function createSandboxProvider(options: SandboxProviderOptions): SandboxProvider {
   const { prisma, logger } = options;
   const attempts = options.deliveryAttempts ?? 4;
+  const clock = new SandboxClock(prisma);
+  const now = (): Date => clock.now();
 
   const load = async (id: string, type: string, client: Prisma.TransactionClient | PrismaClient = prisma): Promise<StripeObject | undefined> => {
     const row = await client.sandboxObject.findUnique({ where: { id } });
@@ -62,8 +82,8 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
     tx.sandboxObject.upsert({ where: { id }, create: { id, type, data: data as Prisma.InputJsonValue }, update: { data: data as Prisma.InputJsonValue } });
 
   /** Records the event (for the events list the reconciliation reads) and delivers it in the background. */
-  const emit = async (tx: Prisma.TransactionClient | PrismaClient, type: string, object: StripeObject): Promise<StripeObject> => {
-    const event = { id: randomId('evt_sandbox'), object: 'event', type, created: unix(new Date()), livemode: false, api_version: 'sandbox', data: { object } };
+  const emit = async (tx: Prisma.TransactionClient | PrismaClient, type: string, object: StripeObject, at: Date = now()): Promise<StripeObject> => {
+    const event = { id: randomId('evt_sandbox'), object: 'event', type, created: unix(at), livemode: false, api_version: 'sandbox', data: { object } };
     await save(tx, event.id, 'event', event);
     return event;
   };
@@ -101,7 +121,7 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
   /** An open session past its expiry reads as expired, and its `checkout.session.expired` event goes out once. */
   const current = async (id: string): Promise<StripeObject | undefined> => {
     const session = await load(id, 'checkout.session');
-    if (!session || session.status !== 'open' || Number(session.expires_at) > unix(new Date())) return session;
+    if (!session || session.status !== 'open' || Number(session.expires_at) > unix(now())) return session;
     const expired = { ...session, status: 'expired' };
     const event = await prisma.$transaction(async (tx) => {
       await save(tx, id, 'checkout.session', expired);
@@ -111,8 +131,35 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
     return expired;
   };
 
+  const subscriptions = createSandboxSubscriptions({
+    prisma,
+    clock,
+    logger,
+    publicBaseUrl: options.publicBaseUrl,
+    randomId,
+    load,
+    save,
+    emit,
+    deliverAll: async (events) => {
+      for (const event of events) await deliver(event);
+    },
+  });
+  let ticker: NodeJS.Timeout | undefined;
+
   return {
     name: 'sandbox',
+    clock,
+
+    async start() {
+      await clock.load();
+      ticker = setInterval(() => {
+        subscriptions.runDue().catch((error: unknown) => logger.error({ err: error }, 'sandbox billing cycle failed'));
+      }, options.cycleIntervalMs ?? 10_000);
+      ticker.unref();
+    },
+    stop() {
+      if (ticker) clearInterval(ticker);
+    },
 
     async createCheckoutSession(input: CreateCheckoutInput) {
       // Stripe's idempotency: the same key returns the session it created the first time.
@@ -132,7 +179,7 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
         metadata: input.metadata,
         payment_intent: null,
         expires_at: unix(input.expiresAt),
-        created: unix(new Date()),
+        created: unix(now()),
         success_url: input.successUrl.replace('{CHECKOUT_SESSION_ID}', id),
         cancel_url: input.cancelUrl,
         description: input.productName,
@@ -179,17 +226,24 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
         expiresAt: new Date(Number(session.expires_at) * 1000),
         successUrl: String(session.success_url),
         cancelUrl: String(session.cancel_url),
+        mode: session.mode === 'subscription' ? 'subscription' : 'payment',
+        trialDays: Number((session.subscription_data as StripeObject | undefined)?.trial_period_days ?? 0),
+        // A subscription page shows the monthly price, not today's total (0 during a trial).
+        ...(session.mode === 'subscription' && session.sandbox_price ? { amountCents: Number((await load(String(session.sandbox_price), 'price'))?.unit_amount ?? 0) } : {}),
       };
     },
 
-    async pay(id: string) {
-      const event = await prisma.$transaction(async (tx) => {
+    async pay(id: string, card?: string) {
+      const chosen = sandboxCard(card);
+      const events = await prisma.$transaction(async (tx) => {
         // Row lock: two Pay clicks at once make one payment.
         await tx.$queryRaw`SELECT id FROM "billing"."sandbox_objects" WHERE id = ${id} FOR UPDATE`;
         const session = await load(id, 'checkout.session', tx);
         if (!session) throw new PaymentProviderError('not_found', `no sandbox checkout session ${id}`);
-        if (session.status === 'complete') return undefined;
-        if (session.status !== 'open' || Number(session.expires_at) <= unix(new Date())) throw new PaymentProviderError('invalid', `checkout session ${id} is ${String(session.status)}`);
+        if (session.status === 'complete') return [];
+        if (session.status !== 'open' || Number(session.expires_at) <= unix(now())) throw new PaymentProviderError('invalid', `checkout session ${id} is ${String(session.status)}`);
+        if (session.mode === 'subscription') return (await subscriptions.paySubscriptionCheckout(tx, session, chosen)).events;
+        if (chosen !== card && card) throw new PaymentProviderError('invalid', 'unknown sandbox test card');
         const intentId = randomId('pi_sandbox');
         const intent = {
           id: intentId,
@@ -198,19 +252,36 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
           currency: session.currency,
           status: 'succeeded',
           metadata: session.metadata,
-          created: unix(new Date()),
+          created: unix(now()),
           livemode: false,
         };
         const paid = { ...session, status: 'complete', payment_status: 'paid', payment_intent: intentId };
         await save(tx, intentId, 'payment_intent', intent);
         await save(tx, id, 'checkout.session', paid);
-        return emit(tx, 'checkout.session.completed', paid);
+        return [await emit(tx, 'checkout.session.completed', paid)];
       });
-      // The first attempt is awaited, so the owner's next page (the success URL) normally finds it delivered.
-      if (event) await deliver(event);
-      else logger.info({ checkoutSessionId: id }, 'sandbox checkout already paid');
+      // The first attempts are awaited, so the owner's next page (the success URL) normally finds them delivered.
+      for (const event of events) await deliver(event);
+      if (events.length === 0) logger.info({ checkoutSessionId: id }, 'sandbox checkout already paid');
       const session = await load(id, 'checkout.session');
       return String(session?.success_url);
+    },
+
+    ensurePlanPrice: subscriptions.ensurePlanPrice,
+    createSubscriptionCheckout: subscriptions.createSubscriptionCheckout,
+    retrieveSubscription: subscriptions.retrieveSubscription,
+    createPortalSession: subscriptions.createPortalSession,
+    schedulePlanChange: subscriptions.schedulePlanChange,
+    cancelAtPeriodEnd: subscriptions.cancelAtPeriodEnd,
+    listSubscriptions: subscriptions.listSubscriptions,
+    getPortal: subscriptions.getPortal,
+    portalAct: subscriptions.portalAct,
+
+    async advanceClock(seconds: number) {
+      if (!Number.isInteger(seconds) || seconds <= 0 || seconds > 400 * 86_400) throw new PaymentProviderError('invalid', 'advance by 1 s to 400 days');
+      await clock.advance(seconds * 1000);
+      const eventsEmitted = await subscriptions.runDue();
+      return { now: clock.now(), offsetSeconds: clock.offsetSeconds, eventsEmitted };
     },
 
     async cancel(id: string) {

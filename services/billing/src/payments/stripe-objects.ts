@@ -60,6 +60,7 @@ export function subscriptionFromStripe(object: StripeObject): ProviderSubscripti
     cancelAtPeriodEnd: object.cancel_at_period_end === true,
     canceledAt: optionalDate(object.canceled_at),
     endedAt: optionalDate(object.ended_at),
+    cancellationReason: str(((object.cancellation_details ?? {}) as StripeObject).reason),
     scheduleId: idOf(object.schedule),
     created: fromUnix(object.created),
   };

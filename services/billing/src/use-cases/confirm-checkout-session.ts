@@ -35,10 +35,10 @@ export async function confirmCheckoutSession(deps: PurchaseDeps, checkoutSession
     if (!session) throw new AppError('checkout_not_found', 'No checkout session with this id.');
     const type = session.status === 'expired' ? 'checkout.session.expired' : 'checkout.session.completed';
     const meaning: PurchaseEvent =
-      session.status === 'open' ? { kind: 'ignored', reason: 'still open' } : interpretCheckoutSession(type, session, new Date(), deps.environment);
+      session.status === 'open' ? { kind: 'ignored', reason: 'still open' } : interpretCheckoutSession(type, session, deps.clock.now(), deps.environment);
     if (meaning.kind !== 'ignored') {
       const recorded = await deps.prisma.$transaction(async (tx) => {
-        const inserted = await recordPaymentEvent(tx, { id: `return:${session.id}:${meaning.kind}`, type, occurredAt: new Date(), source: 'return' }, meaning);
+        const inserted = await recordPaymentEvent(tx, { id: `return:${session.id}:${meaning.kind}`, type, occurredAt: deps.clock.now(), source: 'return' }, meaning);
         if (meaning.kind === 'paid') await fulfilCreditPurchase(tx, meaning.purchase);
         return inserted;
       });

@@ -46,7 +46,7 @@ export async function createCreditPurchase(deps: PurchaseDeps, request: { agentI
   for (;;) {
     const holder = await deps.prisma.checkoutSession.findUnique({ where: { openSlot: slot } });
     if (holder) {
-      const now = Date.now();
+      const now = deps.clock.now().getTime();
       if (holder.state === 'open' && holder.url && holder.expiresAt.getTime() - now > REUSE_MARGIN_MS) {
         return { checkoutUrl: holder.url, pack: holder.pack, credits: holder.credits, priceCents: holder.priceCents, expiresAt: holder.expiresAt, reused: true };
       }
@@ -71,7 +71,7 @@ export async function createCreditPurchase(deps: PurchaseDeps, request: { agentI
 
 async function claimSlotAndCreate(deps: PurchaseDeps, agentId: number, pack: PackConfig, slot: string): Promise<CheckoutOffer | undefined> {
   const id = randomUUID();
-  const expiresAt = new Date(Date.now() + deps.checkoutTtlMs);
+  const expiresAt = new Date(deps.clock.now().getTime() + deps.checkoutTtlMs);
   try {
     await deps.prisma.checkoutSession.create({
       data: {

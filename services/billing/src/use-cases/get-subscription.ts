@@ -1,7 +1,10 @@
+import type { Clock } from '../clock';
 import type { PrismaClient } from '../db';
+import type { SubscriptionStatus } from '../domain/subscription-access';
 import { getBalance } from './get-balance';
+import { loadSubscriptionState } from './load-subscription-state';
 
-export type SubscriptionStatus = 'none' | 'checkout_pending' | 'trialing' | 'active' | 'past_due' | 'cancelled' | 'expired';
+export type { SubscriptionStatus };
 
 export interface SubscriptionView {
   prepaidCredits: number;
@@ -10,35 +13,42 @@ export interface SubscriptionView {
   status: SubscriptionStatus;
   unlimitedGrading: boolean;
   trialEndsAt: Date | null;
+  /** null in the trial (unlimited); 0 without access. */
   gradesRemaining: number | null;
+  gradesUsed: number | null;
+  gradesReserved: number | null;
   monthlyAllowance: number | null;
   currentPeriodStart: Date | null;
   currentPeriodEnd: Date | null;
+  accessEndsAt: Date | null;
   cancelAtPeriodEnd: boolean;
   pendingPlan: string | null;
   pendingPlanEffectiveAt: Date | null;
 }
 
-/**
- * The subscription side of an agent's balances. Subscriptions (checkout, trial, renewals) are not built yet,
- * so every agent reports status "none" here — read from the real prepaid balance, not made up.
- */
-export async function getSubscription(deps: { prisma: PrismaClient }, agentId: number): Promise<SubscriptionView> {
-  const balance = await getBalance(deps, agentId);
+/** GET /v1/subscriptions/me (and the balances of GET /v1/agents/me): prepaid credits and the grading subscription. */
+export async function getSubscription(
+  deps: { prisma: PrismaClient; clock: Clock; pricing: { plans: { key: string; gradesPerMonth: number }[] } },
+  agentId: number,
+): Promise<SubscriptionView> {
+  const [balance, { state }] = await Promise.all([getBalance(deps, agentId), loadSubscriptionState(deps.prisma, deps.clock, agentId)]);
+  const plan = state.plan ? deps.pricing.plans.find((p) => p.key === state.plan) : undefined;
   return {
     prepaidCredits: balance.credits,
     hasPurchased: balance.hasPurchased,
-    plan: null,
-    status: 'none',
-    unlimitedGrading: false,
-    trialEndsAt: null,
-    // null would mean unlimited (trial); without a subscription there are no grades.
-    gradesRemaining: 0,
-    monthlyAllowance: null,
-    currentPeriodStart: null,
-    currentPeriodEnd: null,
-    cancelAtPeriodEnd: false,
-    pendingPlan: null,
-    pendingPlanEffectiveAt: null,
+    plan: state.plan,
+    status: state.status,
+    unlimitedGrading: state.unlimitedGrading,
+    trialEndsAt: state.trialEndsAt,
+    gradesRemaining: state.gradesRemaining,
+    gradesUsed: state.period?.used ?? null,
+    gradesReserved: state.period?.reserved ?? null,
+    monthlyAllowance: state.period?.granted ?? plan?.gradesPerMonth ?? null,
+    currentPeriodStart: state.period?.periodStart ?? null,
+    currentPeriodEnd: state.period?.periodEnd ?? null,
+    accessEndsAt: state.accessEndsAt,
+    cancelAtPeriodEnd: state.cancelAtPeriodEnd,
+    pendingPlan: state.pendingPlan,
+    pendingPlanEffectiveAt: state.pendingPlanEffectiveAt,
   };
 }

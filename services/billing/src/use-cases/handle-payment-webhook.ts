@@ -1,8 +1,10 @@
 import { AppError } from '@cardlens/errors';
 import { interpretPurchaseEvent } from '../domain/purchase-events';
+import { interpretSubscriptionEvent, isSubscriptionEvent } from '../domain/subscription-events';
 import { WebhookVerificationError, type ProviderEvent } from '../payments/provider';
 import type { PurchaseDeps } from './purchase-deps';
 import { recordPaymentEvent, type PaymentEventSource } from './record-payment-event';
+import { recordSubscriptionEvent } from './record-subscription-event';
 
 export interface IngestedEvent {
   eventId: string;
@@ -28,8 +30,17 @@ export async function handlePaymentWebhook(deps: PurchaseDeps, payload: Buffer, 
   return ingestPaymentEvent(deps, event, 'webhook');
 }
 
-/** The one ingestion path for provider events: webhooks, and the reconciliation's repair of missed ones. */
+/**
+ * The one ingestion path for provider events (webhooks, and the reconciliation's repair of missed ones): credit
+ * purchases on one side, grading subscriptions (subscription checkouts, subscriptions, invoices) on the other.
+ */
 export async function ingestPaymentEvent(deps: PurchaseDeps, event: ProviderEvent, source: PaymentEventSource): Promise<IngestedEvent> {
+  if (isSubscriptionEvent(event)) {
+    const meaning = interpretSubscriptionEvent(event, deps.environment);
+    const recorded = await deps.prisma.$transaction((tx) => recordSubscriptionEvent(tx, { id: event.id, type: event.type, occurredAt: event.created, source }, meaning, deps.logger));
+    if (recorded) deps.nudgeOutbox();
+    return { eventId: event.id, type: event.type, duplicate: !recorded };
+  }
   const meaning = interpretPurchaseEvent(event, deps.environment);
   const recorded = await deps.prisma.$transaction((tx) => recordPaymentEvent(tx, { id: event.id, type: event.type, occurredAt: event.created, source }, meaning));
   if (recorded && meaning.kind === 'paid') deps.nudgeOutbox();

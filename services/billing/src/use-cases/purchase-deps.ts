@@ -1,8 +1,10 @@
+import type { Logger } from '@cardlens/telemetry';
+import type { Clock } from '../clock';
 import type { PrismaClient } from '../db';
 import type { Pricing } from '../domain/pricing';
 import type { PaymentProvider } from '../payments/provider';
 
-/** What the purchase use cases share; wired once in service.ts. */
+/** What the purchase and subscription use cases share; wired once in service.ts. */
 export interface PurchaseDeps {
   prisma: PrismaClient;
   pricing: Pricing;
@@ -14,6 +16,9 @@ export interface PurchaseDeps {
   /** Lifetime of a hosted checkout session. */
   checkoutTtlMs: number;
   sharedPaymentTokensEnabled: boolean;
+  /** Billing's clock (the sandbox's in the sandbox): checkout lifetimes, trial deadlines, periods. */
+  clock: Clock;
+  logger: Logger;
   /** Publishes freshly written outbox rows now rather than at the relay's next poll. */
   nudgeOutbox(): void;
 }

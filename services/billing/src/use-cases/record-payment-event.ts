@@ -19,22 +19,17 @@ export async function recordPaymentEvent(
   meaning: PurchaseEvent,
 ): Promise<boolean> {
   const sessionId = meaning.kind === 'paid' ? meaning.purchase.checkoutSessionId : meaning.kind === 'ignored' ? null : meaning.checkoutSessionId;
-  const { count } = await tx.paymentEvent.createMany({
-    data: [
-      {
-        id: event.id,
-        type: event.type,
-        occurredAt: event.occurredAt,
-        source: event.source,
-        checkoutSessionId: sessionId,
-        paymentIntentId: meaning.kind === 'paid' ? meaning.purchase.paymentIntentId : null,
-        confirmsPayment: meaning.kind === 'paid',
-        summary: summaryOf(meaning),
-      },
-    ],
-    skipDuplicates: true,
+  const inserted = await insertPaymentEvent(tx, {
+    id: event.id,
+    type: event.type,
+    occurredAt: event.occurredAt,
+    source: event.source,
+    checkoutSessionId: sessionId,
+    paymentIntentId: meaning.kind === 'paid' ? meaning.purchase.paymentIntentId : null,
+    confirmsPayment: meaning.kind === 'paid',
+    summary: summaryOf(meaning),
   });
-  if (count === 0) return false;
+  if (!inserted) return false;
 
   switch (meaning.kind) {
     case 'paid':
@@ -57,6 +52,12 @@ export async function recordPaymentEvent(
       break;
   }
   return true;
+}
+
+/** Stores a provider event once by its id (both sides: purchases and subscriptions). False: already recorded. */
+export async function insertPaymentEvent(tx: Prisma.TransactionClient, row: Prisma.PaymentEventCreateManyInput): Promise<boolean> {
+  const { count } = await tx.paymentEvent.createMany({ data: [row], skipDuplicates: true });
+  return count === 1;
 }
 
 function confirmationOf(event: { id: string; type: string }, purchase: PaidPurchase): billingEventsV1.PaymentConfirmationReceived {

@@ -108,6 +108,10 @@ export interface PaymentConfirmationReceived {
   scheduleId: string;
   /** Our checkout record the subscription came from (checkout.session.completed). */
   checkoutId: string;
+  /** Why an ended subscription was cancelled (`cancellation_requested`, `payment_failed`, ...). */
+  cancellationReason: string;
+  /** The provider price of the subscription item or invoice line (plan is resolved from it). */
+  priceId: string;
 }
 
 function createBasePaymentConfirmationReceived(): PaymentConfirmationReceived {
@@ -140,6 +144,8 @@ function createBasePaymentConfirmationReceived(): PaymentConfirmationReceived {
     invoiceAttemptCount: 0,
     scheduleId: "",
     checkoutId: "",
+    cancellationReason: "",
+    priceId: "",
   };
 }
 
@@ -228,6 +234,12 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
     }
     if (message.checkoutId !== "") {
       writer.uint32(226).string(message.checkoutId);
+    }
+    if (message.cancellationReason !== "") {
+      writer.uint32(234).string(message.cancellationReason);
+    }
+    if (message.priceId !== "") {
+      writer.uint32(242).string(message.priceId);
     }
     return writer;
   },
@@ -469,6 +481,22 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
             message.checkoutId = reader.string();
             continue;
           }
+          case 29: {
+            if (tag !== 234) {
+              break;
+            }
+
+            message.cancellationReason = reader.string();
+            continue;
+          }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.priceId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -603,6 +631,16 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
         : isSet(object.checkout_id)
         ? globalThis.String(object.checkout_id)
         : "",
+      cancellationReason: isSet(object.cancellationReason)
+        ? globalThis.String(object.cancellationReason)
+        : isSet(object.cancellation_reason)
+        ? globalThis.String(object.cancellation_reason)
+        : "",
+      priceId: isSet(object.priceId)
+        ? globalThis.String(object.priceId)
+        : isSet(object.price_id)
+        ? globalThis.String(object.price_id)
+        : "",
     };
   },
 
@@ -692,6 +730,12 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
     if (message.checkoutId !== "") {
       obj.checkoutId = message.checkoutId;
     }
+    if (message.cancellationReason !== "") {
+      obj.cancellationReason = message.cancellationReason;
+    }
+    if (message.priceId !== "") {
+      obj.priceId = message.priceId;
+    }
     return obj;
   },
 
@@ -745,6 +789,8 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
     message.invoiceAttemptCount = object.invoiceAttemptCount ?? 0;
     message.scheduleId = object.scheduleId ?? "";
     message.checkoutId = object.checkoutId ?? "";
+    message.cancellationReason = object.cancellationReason ?? "";
+    message.priceId = object.priceId ?? "";
     return message;
   },
 };
