@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, DEFAULT_PGLITE_DIR } from '@cardlens/db';
@@ -15,6 +16,9 @@ const database = await createDatabase({ kind: 'pglite', dataDir });
 // previous run left queued or processing are queued again on start.
 const env = { BLOB_DIR: path.resolve(rootDir, '.data/blobs'), REQUEUE_INTERRUPTED_SCANS: 'true', ...process.env };
 const embedded = await startEmbedded({ database, env, logger });
+// Where operator commands find this run's services (npm run billing:sandbox-clock).
+mkdirSync(path.resolve(rootDir, '.data'), { recursive: true });
+writeFileSync(path.resolve(rootDir, '.data/embedded.json'), `${JSON.stringify({ baseUrl: embedded.baseUrl, billingGrpcAddress: `127.0.0.1:${embedded.ports.billing}` })}\n`);
 
 process.stdout.write(`\nCardLens is running (embedded mode; data in ${path.relative(process.cwd(), dataDir) || dataDir}).\nBase URL: ${embedded.baseUrl}\nTry:      curl -s ${embedded.baseUrl}/v1/pricing\nStop:     Ctrl+C\n\n`);
 

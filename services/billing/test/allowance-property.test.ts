@@ -1,0 +1,194 @@
+// Property test (fast-check) of the grading allowance: over random interleavings of grade reservations,
+// commits, refunds and period boundaries (a renewal paid, or a period lapsing unpaid), run against the real
+// use cases on PGlite and on Postgres with a fake clock:
+// - in every period, used + reserved <= granted;
+// - each grade id is reserved at most once, and counted once: a period's `used` is the number of its committed
+//   reservations and `reserved` the number still reserved (refunded grades count nowhere, and a refund returns
+//   the grade to the period it was taken from even after a new period began);
+// - a reservation draws on the period current at the time it was made (by the fake clock), and is refused
+//   exactly when the period is full (grading_allowance_exhausted) or there is none (subscription_required).
+// A batch of one op is sequential; a batch of 2-6 ops runs concurrently.
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { billingEventsV1, timestampFromDate } from '@cardlens/contracts';
+import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
+import { isAppError } from '@cardlens/errors';
+import { createLogger } from '@cardlens/telemetry';
+import { createTestDatabase, describeWithInfra, type TestDatabase } from '@cardlens/testing';
+import { addMonthUtc, FakeClock } from '../src/clock';
+import { PrismaClient } from '../src/db';
+import { defaultPricing, type Pricing } from '../src/domain/pricing';
+import { applySubscriptionConfirmation } from '../src/use-cases/apply-subscription-event';
+import { commitGrade, refundGrade, reserveGrade } from '../src/use-cases/grade-allowance';
+
+const serviceDir = fileURLToPath(new URL('..', import.meta.url));
+const logger = createLogger('allowance-property', { write: () => {} });
+const GRANT = 4;
+const GRADE_IDS = 12;
+const pricing: Pricing = { ...defaultPricing, plans: [{ key: 'grading_5000', displayName: 'Test', gradesPerMonth: GRANT, priceCents: 25000 }] };
+
+type Op =
+  | { type: 'reserve'; grade: number }
+  | { type: 'commit'; grade: number }
+  | { type: 'refund'; grade: number }
+  /** The period ends; `paid`: the next period's invoice is paid (a renewal), else the account lapses. */
+  | { type: 'boundary'; paid: boolean };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ type: fc.constant('reserve' as const), grade: fc.nat({ max: GRADE_IDS - 1 }) }) },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('commit' as const), grade: fc.nat({ max: GRADE_IDS - 1 }) }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('refund' as const), grade: fc.nat({ max: GRADE_IDS - 1 }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('boundary' as const), paid: fc.nat({ max: 3 }).map((n) => n > 0) }) },
+);
+const batchesArb = fc.array(
+  fc.oneof(
+    fc.array(opArb, { minLength: 1, maxLength: 1 }),
+    fc.array(opArb.filter((op) => op.type !== 'boundary'), { minLength: 2, maxLength: 6 }),
+  ),
+  { minLength: 1, maxLength: 14 },
+);
+
+function allowanceProperty(prisma: () => PrismaClient, numRuns: number) {
+  let nextAgent = 1;
+
+  it('used + reserved <= granted in every period, each grade counted once, in the period current when reserved', async () => {
+    await fc.assert(
+      fc.asyncProperty(batchesArb, async (batches) => {
+        const agentId = nextAgent++;
+        const db = prisma();
+        const clock = new FakeClock(new Date(Date.UTC(2031, 0, 31, 12)));
+        const subscriptionId = `sub_prop_${agentId}`;
+        const deps = { prisma: db, clock };
+        let invoices = 0;
+        const apply = (c: Partial<billingEventsV1.PaymentConfirmationReceived>) =>
+          db.$transaction((tx) =>
+            applySubscriptionConfirmation(tx, { pricing, clock, logger }, billingEventsV1.PaymentConfirmationReceived.fromPartial({ agentId, subscriptionId, kind: billingEventsV1.PaymentKind.SUBSCRIPTION, ...c })),
+          );
+        const pay = (start: Date) =>
+          apply({
+            providerEventId: `evt_${agentId}_${++invoices}`,
+            providerEventType: 'invoice.paid',
+            invoiceId: `in_${agentId}_${invoices}`,
+            plan: 'grading_5000',
+            amountCents: 25000,
+            periodStart: timestampFromDate(start),
+            periodEnd: timestampFromDate(addMonthUtc(start)),
+            occurredAt: timestampFromDate(clock.now()),
+          });
+        let periodStart = clock.now();
+        await apply({
+          providerEventId: `evt_${agentId}_created`,
+          providerEventType: 'customer.subscription.created',
+          providerStatus: 'active',
+          plan: 'grading_5000',
+          periodStart: timestampFromDate(periodStart),
+          periodEnd: timestampFromDate(addMonthUtc(periodStart)),
+          subscriptionCreatedAt: timestampFromDate(periodStart),
+          occurredAt: timestampFromDate(periodStart),
+        });
+        await pay(periodStart);
+
+        const reservations = new Map<number, bigint>();
+        /** Whether a paid period is current (a lapse leaves none until... never, in this run). */
+        let paidNow = true;
+        for (const batch of batches) {
+          const at = clock.now();
+          const before = new Set((await db.gradeReservation.findMany({ where: { agentId }, select: { id: true } })).map((r) => r.id));
+          const outcomes = await Promise.allSettled(
+            batch.map(async (op) => {
+              switch (op.type) {
+                case 'reserve': {
+                  const r = await reserveGrade(deps, { agentId, gradeId: BigInt(agentId * 1000 + op.grade) });
+                  reservations.set(op.grade, r.reservationId);
+                  return r;
+                }
+                case 'commit': {
+                  const id = reservations.get(op.grade);
+                  if (id === undefined) return undefined;
+                  return commitGrade(deps, { agentId, reservationId: id });
+                }
+                case 'refund': {
+                  const id = reservations.get(op.grade);
+                  if (id === undefined) return undefined;
+                  return refundGrade(deps, { agentId, reservationId: id, reason: 'grader_unavailable' });
+                }
+                case 'boundary': {
+                  const end = addMonthUtc(periodStart);
+                  clock.set(new Date(end.getTime() + 60_000));
+                  periodStart = end;
+                  paidNow = op.paid;
+                  if (op.paid) await pay(end);
+                  return undefined;
+                }
+              }
+            }),
+          );
+          for (const [i, outcome] of outcomes.entries()) {
+            if (outcome.status === 'fulfilled') continue;
+            const op = batch[i]!;
+            const error = outcome.reason as unknown;
+            // The only refusals: a full period, no paid period, or completing a refunded grade.
+            expect(isAppError(error)).toBe(true);
+            const code = isAppError(error) ? error.code : '';
+            if (op.type === 'reserve') expect(paidNow ? code === 'grading_allowance_exhausted' : code === 'subscription_required').toBe(true);
+            else expect(code).toBe('grade_refunded');
+          }
+          await checkDatabase(db, agentId, at, before);
+        }
+      }),
+      { numRuns },
+    );
+  });
+}
+
+async function checkDatabase(db: PrismaClient, agentId: number, batchTime: Date, before: Set<bigint>): Promise<void> {
+  const periods = await db.allowancePeriod.findMany({ where: { agentId } });
+  const reservations = await db.gradeReservation.findMany({ where: { agentId } });
+  expect(new Set(reservations.map((r) => r.gradeId)).size).toBe(reservations.length);
+  for (const p of periods) {
+    expect(p.used + p.reserved).toBeLessThanOrEqual(p.granted);
+    expect(p.used).toBe(reservations.filter((r) => r.allowanceId === p.id && r.state === 'committed').length);
+    expect(p.reserved).toBe(reservations.filter((r) => r.allowanceId === p.id && r.state === 'reserved').length);
+  }
+  // A reservation made in this batch drew on the period current (by the fake clock) when it was made.
+  const current = periods.find((p) => p.periodStart <= batchTime && batchTime < p.periodEnd);
+  for (const r of reservations.filter((x) => !before.has(x.id))) {
+    expect(r.source).toBe('allowance');
+    expect(r.allowanceId).toBe(current?.id);
+  }
+}
+
+describe('grading allowance properties on PGlite', () => {
+  let database: Database;
+  let prisma: PrismaClient;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
+    await migrate({ ...serviceLayout(serviceDir), database });
+    ({ prisma, close } = await openPrisma(PrismaClient, database));
+  });
+  afterAll(async () => {
+    await close();
+    await database.close();
+  });
+  allowanceProperty(() => prisma, 40);
+});
+
+describeWithInfra('postgres', 'grading allowance properties on Postgres', () => {
+  let db: TestDatabase | undefined;
+  let prisma: PrismaClient | undefined;
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase({ label: 'billing_allowance_prop' });
+    await migrate({ ...serviceLayout(serviceDir), database: { kind: 'postgres', url: db.url } });
+    const open = await openPrisma(PrismaClient, { kind: 'postgres', url: db.url, poolSize: 10 });
+    prisma = open.prisma;
+    close = open.close;
+  });
+  afterAll(async () => {
+    await close?.();
+    await db?.drop();
+  });
+  allowanceProperty(() => prisma!, 40);
+});
