@@ -91,7 +91,8 @@ export async function startBillingService(options: {
         prisma,
         pricing: config.PRICING_JSON,
         dailyPoolCredits: config.TRIAL_POOL_DAILY_CREDITS,
-        checkoutAvailable: Boolean(config.STRIPE_SECRET_KEY),
+        // Stripe, or the sandbox's own checkout: subscription checkout works either way.
+        checkoutAvailable: true,
         clock: purchases.clock,
         purchases,
       }),

@@ -10,6 +10,7 @@ import { purchaseRoutes, webhookRoutes } from './routes/purchases';
 import { docsRoutes } from './routes/docs';
 import type { ImageFetchSettings } from './routes/scans';
 import { scanRoutes } from './routes/scans';
+import { subscriptionRoutes } from './routes/subscriptions';
 
 export interface AppDeps {
   downstream: Downstream;
@@ -38,6 +39,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(scanRoutes(deps));
   app.use(pricingRoutes(deps));
   app.use(purchaseRoutes(deps));
+  // After the JSON parser (checkout and change-plan take JSON); the sandbox portal's forms parse their own bodies.
+  app.use(subscriptionRoutes(deps));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new AppError('not_found', `No route for ${req.method} ${req.path}. See ${deps.baseUrl}/openapi.json.`));

@@ -7,6 +7,8 @@ export interface AgentIdentity {
   name: string;
   tier: 'anonymous' | 'registered' | 'paid';
   keyPrefix: string | null;
+  /** Needed for a subscription checkout (billing attaches it to the provider customer). */
+  contactEmail: string | null;
   createdAt: Date;
 }
 
@@ -33,6 +35,8 @@ export interface GradingSubscriptionView {
   cancelAtPeriodEnd: boolean;
   pendingPlan: string | null;
   pendingPlanEffectiveAtUtc: string | null;
+  gradesUsed: number | null;
+  accessEndsAtUtc: string | null;
 }
 
 export type Downstream = ReturnType<typeof createDownstream>;
@@ -49,6 +53,28 @@ const statusName: Record<number, string> = {
   [billingV1.SubscriptionStatus.CANCELLED]: 'cancelled',
   [billingV1.SubscriptionStatus.EXPIRED]: 'expired',
 };
+
+/** The one mapping of billing's SubscriptionBalance to the HTTP gradingSubscription object. */
+function toGradingSubscription(s: billingV1.SubscriptionBalance | undefined): GradingSubscriptionView {
+  if (!s) throw new Error('billing returned no subscription');
+  return {
+    plan: s.plan ?? null,
+    status: statusName[s.status] ?? 'none',
+    unlimitedGrading: s.unlimitedGrading,
+    trialEndsAtUtc: isoOrNull(s.trialEndsAt),
+    gradesRemaining: s.gradesRemaining ?? null,
+    monthlyAllowance: s.monthlyAllowance ?? null,
+    currentPeriodStartUtc: isoOrNull(s.currentPeriodStart),
+    currentPeriodEndUtc: isoOrNull(s.currentPeriodEnd),
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    pendingPlan: s.pendingPlan ?? null,
+    pendingPlanEffectiveAtUtc: isoOrNull(s.pendingPlanEffectiveAt),
+    gradesUsed: s.gradesUsed ?? null,
+    accessEndsAtUtc: isoOrNull(s.accessEndsAt),
+  };
+}
+
+export type SandboxCard = '4242424242424242' | '4000000000000341';
 
 export interface DownstreamOptions {
   accountsAddress: string;
@@ -78,6 +104,7 @@ export function createDownstream(options: DownstreamOptions) {
       name: agent.name,
       tier: tierName(agent.tier),
       keyPrefix: agent.keyPrefix ?? null,
+      contactEmail: agent.contactEmail ?? null,
       createdAt: agent.createdAt ? dateFromTimestamp(agent.createdAt) : new Date(0),
     };
   };
@@ -110,21 +137,37 @@ export function createDownstream(options: DownstreamOptions) {
     },
 
     async getSubscription(agentId: number): Promise<GradingSubscriptionView> {
-      const { subscription: s } = await callUnary(billing, 'getSubscription', { agentId }, deadline);
-      if (!s) throw new Error('billing returned no subscription');
-      return {
-        plan: s.plan ?? null,
-        status: statusName[s.status] ?? 'none',
-        unlimitedGrading: s.unlimitedGrading,
-        trialEndsAtUtc: isoOrNull(s.trialEndsAt),
-        gradesRemaining: s.gradesRemaining ?? null,
-        monthlyAllowance: s.monthlyAllowance ?? null,
-        currentPeriodStartUtc: isoOrNull(s.currentPeriodStart),
-        currentPeriodEndUtc: isoOrNull(s.currentPeriodEnd),
-        cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-        pendingPlan: s.pendingPlan ?? null,
-        pendingPlanEffectiveAtUtc: isoOrNull(s.pendingPlanEffectiveAt),
-      };
+      const { subscription } = await callUnary(billing, 'getSubscription', { agentId }, deadline);
+      return toGradingSubscription(subscription);
+    },
+
+    /** GET /v1/subscriptions/me: the prepaid balance and the grading subscription from one billing read. */
+    async getSubscriptionBalance(agentId: number): Promise<{ prepaidCredits: number; gradingSubscription: GradingSubscriptionView }> {
+      const { subscription } = await callUnary(billing, 'getSubscription', { agentId }, deadline);
+      return { prepaidCredits: subscription?.prepaidCredits ?? 0, gradingSubscription: toGradingSubscription(subscription) };
+    },
+
+    /** POST /v1/subscriptions/checkout: a new checkout, the portal (past due), or a scheduled plan change. */
+    async createSubscriptionCheckout(agentId: number, plan: string, contactEmail: string) {
+      const { result } = await callUnary(billing, 'createSubscriptionCheckout', { agentId, plan, contactEmail }, purchaseDeadline);
+      if (!result) throw new Error('billing returned no subscription checkout result');
+      return result;
+    },
+
+    async createPortalSession(agentId: number): Promise<string> {
+      const { portalUrl } = await callUnary(billing, 'createPortalSession', { agentId }, purchaseDeadline);
+      return portalUrl;
+    },
+
+    async changePlan(agentId: number, plan: string): Promise<billingV1.ScheduledPlanChange> {
+      const { scheduled } = await callUnary(billing, 'changePlan', { agentId, plan }, purchaseDeadline);
+      if (!scheduled) throw new Error('billing returned no scheduled plan change');
+      return scheduled;
+    },
+
+    async cancelSubscription(agentId: number): Promise<{ accessEndsAtUtc: string | null; subscription: GradingSubscriptionView }> {
+      const response = await callUnary(billing, 'cancelSubscription', { agentId }, purchaseDeadline);
+      return { accessEndsAtUtc: isoOrNull(response.accessEndsAt), subscription: toGradingSubscription(response.subscription) };
     },
 
     async getPricing(): Promise<Pricing> {
@@ -190,9 +233,23 @@ export function createDownstream(options: DownstreamOptions) {
       return checkout;
     },
 
-    async completeSandboxCheckout(checkoutSessionId: string, action: 'pay' | 'cancel'): Promise<string> {
+    /** PAY with the chosen sandbox test card (undefined: billing's default, the card that pays), or CANCEL. */
+    async completeSandboxCheckout(checkoutSessionId: string, action: 'pay' | 'cancel', cardNumber?: SandboxCard): Promise<string> {
       const actionValue = action === 'pay' ? billingSandboxV1.SandboxCheckoutAction.PAY : billingSandboxV1.SandboxCheckoutAction.CANCEL;
-      const { redirectUrl } = await callUnary(sandbox, 'completeSandboxCheckout', { checkoutSessionId, action: actionValue }, purchaseDeadline);
+      const { redirectUrl } = await callUnary(sandbox, 'completeSandboxCheckout', { checkoutSessionId, action: actionValue, cardNumber: cardNumber ?? '' }, purchaseDeadline);
+      return redirectUrl;
+    },
+
+    async getSandboxPortal(portalSessionId: string): Promise<billingSandboxV1.SandboxPortal> {
+      const { portal } = await callUnary(sandbox, 'getSandboxPortal', { portalSessionId }, deadline);
+      if (!portal) throw new Error('billing returned no sandbox portal');
+      return portal;
+    },
+
+    /** A new card (an unpaid renewal is retried at once, which runs the sandbox's billing) or cancel at period end. */
+    async actOnSandboxPortal(portalSessionId: string, action: 'update_card' | 'cancel_at_period_end', cardNumber?: SandboxCard): Promise<string> {
+      const actionValue = action === 'update_card' ? billingSandboxV1.SandboxPortalAction.UPDATE_CARD : billingSandboxV1.SandboxPortalAction.CANCEL_AT_PERIOD_END;
+      const { redirectUrl } = await callUnary(sandbox, 'actOnSandboxPortal', { portalSessionId, action: actionValue, cardNumber: cardNumber ?? '' }, purchaseDeadline);
       return redirectUrl;
     },
 

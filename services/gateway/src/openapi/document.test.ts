@@ -28,14 +28,16 @@ const EXPECTED_OPERATIONS = [
   'POST /v1/subscriptions/checkout', 'POST /v1/subscriptions/portal', 'POST /v1/subscriptions/change-plan',
   'POST /v1/subscriptions/cancel', 'GET /v1/subscriptions/me', 'POST /v1/grades', 'GET /v1/grades/{id}',
   'POST /v1/webhooks/stripe', 'GET /openapi.json', 'GET /healthz', 'GET /readyz', 'POST /mcp',
-  'GET /checkout/success', 'GET /checkout/cancelled', 'GET /sandbox/checkout/{sessionId}',
+  'GET /checkout/success', 'GET /checkout/cancelled', 'GET /checkout/subscribed', 'GET /sandbox/checkout/{sessionId}',
   'POST /sandbox/checkout/{sessionId}/pay', 'POST /sandbox/checkout/{sessionId}/cancel',
+  'GET /sandbox/portal/{portalSessionId}', 'POST /sandbox/portal/{portalSessionId}/card', 'POST /sandbox/portal/{portalSessionId}/cancel',
 ];
 const OPEN = new Set([
   'POST /v1/agents', 'GET /v1/pricing', 'GET /v1/credits/packs', 'GET /v1/subscriptions/plans',
   'POST /v1/webhooks/stripe', 'GET /openapi.json', 'GET /healthz', 'GET /readyz',
-  'GET /checkout/success', 'GET /checkout/cancelled', 'GET /sandbox/checkout/{sessionId}',
+  'GET /checkout/success', 'GET /checkout/cancelled', 'GET /checkout/subscribed', 'GET /sandbox/checkout/{sessionId}',
   'POST /sandbox/checkout/{sessionId}/pay', 'POST /sandbox/checkout/{sessionId}/cancel',
+  'GET /sandbox/portal/{portalSessionId}', 'POST /sandbox/portal/{portalSessionId}/card', 'POST /sandbox/portal/{portalSessionId}/cancel',
 ]);
 const OPTIONAL_AUTH = new Set(['POST /mcp']);
 /** Error responses that come from the MCP transport as JSON-RPC error objects, not problem records. */
@@ -196,6 +198,7 @@ describe('OpenAPI document', () => {
     expect(schemas.GradingSubscription!.required).toEqual([
       'plan', 'status', 'unlimitedGrading', 'trialEndsAtUtc', 'gradesRemaining', 'monthlyAllowance',
       'currentPeriodStartUtc', 'currentPeriodEndUtc', 'cancelAtPeriodEnd', 'pendingPlan', 'pendingPlanEffectiveAtUtc',
+      'gradesUsed', 'accessEndsAtUtc',
     ]);
     const description = doc.info.description ?? '';
     for (const text of ['60 requests per minute per API key', '120 requests per minute', '5 registration attempts per hour',

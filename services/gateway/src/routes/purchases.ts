@@ -2,7 +2,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { AppError } from '@cardlens/errors';
 import { billingV1, isoOrNull } from '@cardlens/contracts';
 import { z } from 'zod';
-import type { Downstream } from '../downstream';
+import type { Downstream, SandboxCard } from '../downstream';
 import { authenticate, authOf, sendAuthenticated } from '../http/authenticated';
 import { escapeHtml, sendHtmlPage } from '../http/html';
 import { clientIp } from '../http/client-ip';
@@ -10,7 +10,33 @@ import { consumeOrThrow, type RateLimiters } from '../http/rate-limits';
 import { methodNotAllowed, requireJsonBody } from '../http/request';
 import { usd } from './pricing';
 
-const money = (cents: number): string => `US$${(cents / 100).toFixed(2)}`;
+export const money = (cents: number): string => `US$${(cents / 100).toFixed(2)}`;
+
+/** The sandbox's test cards, as Stripe's: the first pays; the second attaches but every charge declines. */
+const SANDBOX_CARDS: Record<SandboxCard, string> = {
+  '4242424242424242': 'Visa 4242 (pays)',
+  '4000000000000341': 'Visa 0341 (attaches; charges decline)',
+};
+const isSandboxCard = (value: unknown): value is SandboxCard => typeof value === 'string' && Object.hasOwn(SANDBOX_CARDS, value);
+
+/** Radio buttons (form field `card`) for the sandbox checkout and portal forms; the card that pays is preselected. */
+export function sandboxCardChoices(): string {
+  return Object.entries(SANDBOX_CARDS)
+    .map(([number, label], i) => `<label><input type="radio" name="card" value="${number}"${i === 0 ? ' checked' : ''}> ${escapeHtml(label)}</label><br>`)
+    .join('');
+}
+
+/** The `card` field of a sandbox form: one of the two test cards; absent is undefined unless required. */
+export function sandboxCardOf(req: Request, required: boolean): SandboxCard | undefined {
+  const body: unknown = req.body;
+  const card = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).card : undefined;
+  if (card === undefined && !required) return undefined;
+  if (!isSandboxCard(card)) throw new AppError('invalid_body', `card must be one of the sandbox test cards: ${Object.keys(SANDBOX_CARDS).join(', ')}.`);
+  return card;
+}
+
+/** Sandbox forms post application/x-www-form-urlencoded; parsed only on their routes. */
+export const sandboxFormBody = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
 /** A provider checkout session id as it appears in our URLs (Stripe `cs_test_…`/`cs_live_…`, sandbox `cs_sandbox_…`). */
 const CHECKOUT_SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
@@ -107,7 +133,9 @@ export function purchaseRoutes(deps: { downstream: Downstream; limiters: RateLim
     .route('/checkout/cancelled')
     .get(async (req: Request, res: Response) => {
       await consumeOrThrow(limiters.open, clientIp(req));
-      sendHtmlPage(res, 200, 'Checkout cancelled', '<p>Nothing was charged. The agent can ask for a new checkout link at any time (POST /v1/credits/purchase).</p>');
+      // Subscription checkouts come back with ?plan=: their link is asked for at another endpoint.
+      const again = typeof req.query.plan === 'string' ? 'POST /v1/subscriptions/checkout' : 'POST /v1/credits/purchase';
+      sendHtmlPage(res, 200, 'Checkout cancelled', `<p>Nothing was charged and nothing started. The agent can ask for a new checkout link at any time (${again}).</p>`);
     })
     .all(methodNotAllowed('GET'));
 
@@ -118,33 +146,51 @@ export function purchaseRoutes(deps: { downstream: Downstream; limiters: RateLim
       await consumeOrThrow(limiters.open, clientIp(req));
       const checkout = await downstream.getSandboxCheckout(sessionIdParam(req));
       const id = escapeHtml(checkout.checkoutSessionId);
+      const subscription = checkout.mode === 'subscription';
       const amount = `${(Number(checkout.amountCents) / 100).toFixed(2)} ${escapeHtml(checkout.currency.toUpperCase())}`;
+      // A subscription checkout collects a card (test cards only) and charges monthly, after any trial.
+      const price = subscription
+        ? `<p>Price: <strong>${money(Number(checkout.amountCents))} per month</strong></p>${
+            checkout.trialDays > 0 ? `<p id="trial">${checkout.trialDays}-day free trial: nothing is charged today; the first charge is at the end of the trial.</p>` : ''
+          }`
+        : `<p>Amount: <strong>${amount}</strong></p>`;
+      const payLabel = subscription ? (checkout.trialDays > 0 ? 'Start the trial (sandbox)' : `Subscribe and pay ${money(Number(checkout.amountCents))} (sandbox)`) : `Pay ${amount} (sandbox)`;
       const body =
         checkout.status === 'open'
-          ? `<form method="post" action="/sandbox/checkout/${id}/pay"><button id="pay" type="submit">Pay ${amount} (sandbox)</button></form>
+          ? `<form method="post" action="/sandbox/checkout/${id}/pay">${subscription ? `<fieldset><legend>Sandbox test card</legend>${sandboxCardChoices()}</fieldset>` : ''}<button id="pay" type="submit">${payLabel}</button></form>
              <form method="post" action="/sandbox/checkout/${id}/cancel"><button id="cancel" type="submit">Cancel</button></form>`
           : `<p id="status">This checkout is ${escapeHtml(checkout.status)}.</p>`;
+      const cards = subscription ? 'Only the sandbox test cards below can be chosen; no real card details are asked for or accepted.' : 'No card details are asked for or accepted.';
       sendHtmlPage(
         res,
         200,
         'Sandbox checkout',
-        `<p class="sandbox"><strong>SANDBOX: no money moves.</strong> This page stands in for Stripe Checkout on a server without a Stripe key. No card details are asked for or accepted.</p>
-         <p>${escapeHtml(checkout.description)}</p><p>Amount: <strong>${amount}</strong></p>
+        `<p class="sandbox"><strong>SANDBOX: no money moves.</strong> This page stands in for Stripe Checkout on a server without a Stripe key. ${cards}</p>
+         <p>${escapeHtml(checkout.description)}</p>${price}
          <p>Expires: ${escapeHtml(isoOrNull(checkout.expiresAt) ?? '')}</p>${body}`,
       );
     })
     .all(methodNotAllowed('GET'));
 
-  for (const action of ['pay', 'cancel'] as const) {
-    router
-      .route(`/sandbox/checkout/:sessionId/${action}`)
-      .post(async (req: Request, res: Response) => {
-        await consumeOrThrow(limiters.open, clientIp(req));
-        const next = await downstream.completeSandboxCheckout(sessionIdParam(req), action);
-        res.redirect(303, next);
-      })
-      .all(methodNotAllowed('POST'));
-  }
+  router
+    .route('/sandbox/checkout/:sessionId/pay')
+    .post(sandboxFormBody, async (req: Request, res: Response) => {
+      await consumeOrThrow(limiters.open, clientIp(req));
+      const id = sessionIdParam(req);
+      // Without a card field (credit packs) billing uses the card that pays.
+      const next = await downstream.completeSandboxCheckout(id, 'pay', sandboxCardOf(req, false));
+      res.redirect(303, next);
+    })
+    .all(methodNotAllowed('POST'));
+
+  router
+    .route('/sandbox/checkout/:sessionId/cancel')
+    .post(async (req: Request, res: Response) => {
+      await consumeOrThrow(limiters.open, clientIp(req));
+      const next = await downstream.completeSandboxCheckout(sessionIdParam(req), 'cancel');
+      res.redirect(303, next);
+    })
+    .all(methodNotAllowed('POST'));
 
   return router;
 }
