@@ -1,6 +1,6 @@
 import { AppError } from '@cardlens/errors';
 import { applySnapshot } from './apply-subscription-event';
-import { billingUnavailable } from './create-subscription-checkout';
+import { billingUnavailable } from './subscription-rules';
 import { loadSubscriptionState, type LoadedSubscription } from './load-subscription-state';
 import type { PurchaseDeps } from './purchase-deps';
 

@@ -1,6 +1,6 @@
 import { AppError } from '@cardlens/errors';
 import { planPriceAt } from '../domain/pricing';
-import { billingUnavailable, requirePlan } from './create-subscription-checkout';
+import { billingUnavailable, requirePlan } from './subscription-rules';
 import { loadSubscriptionState } from './load-subscription-state';
 import { planPriceId } from './plan-prices';
 import type { PurchaseDeps } from './purchase-deps';

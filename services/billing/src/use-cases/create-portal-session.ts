@@ -1,5 +1,5 @@
 import { AppError } from '@cardlens/errors';
-import { billingUnavailable } from './create-subscription-checkout';
+import { billingUnavailable } from './subscription-rules';
 import { loadSubscriptionState } from './load-subscription-state';
 import type { PurchaseDeps } from './purchase-deps';
 

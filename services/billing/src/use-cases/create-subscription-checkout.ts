@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@cardlens/errors';
-import { findPlan, planPriceAt, type PlanConfig, type Pricing } from '../domain/pricing';
+import { planPriceAt, type PlanConfig } from '../domain/pricing';
 import { subscriptionMetadata } from '../domain/subscription-events';
-import { PaymentProviderError } from '../payments/provider';
 import { changePlan } from './change-plan';
 import { createPortalSession } from './create-portal-session';
 import { currentSubscriptionOf, loadSubscriptionState } from './load-subscription-state';
 import { planPriceId } from './plan-prices';
+import { billingUnavailable, requirePlan } from './subscription-rules';
 import type { PurchaseDeps } from './purchase-deps';
 
 export type SubscriptionCheckoutResult =
@@ -17,23 +17,6 @@ export type SubscriptionCheckoutResult =
 const REUSE_MARGIN_MS = 60_000;
 const STALE_CREATING_MS = 60_000;
 const WAIT_FOR_TWIN_MS = 10_000;
-
-export function requirePlan(pricing: Pricing, key: string): PlanConfig {
-  const plan = findPlan(pricing, key);
-  if (!plan) {
-    const valid = pricing.plans.map((p) => p.key).join(', ');
-    throw new AppError('invalid_plan', `${key ? `Unknown plan "${key}"` : 'The plan is missing'}. Valid plans: ${valid}.`);
-  }
-  return plan;
-}
-
-/** A provider failure on a subscription endpoint: 503 billing_unavailable, nothing started or charged. */
-export function billingUnavailable(error: unknown): never {
-  if (error instanceof PaymentProviderError) {
-    throw new AppError('billing_unavailable', 'The payment provider is unavailable; nothing was started or charged. Retry later.', { cause: error });
-  }
-  throw error;
-}
 
 /**
  * POST /v1/subscriptions/checkout. Link creation only: nothing starts and nothing is charged until the owner
