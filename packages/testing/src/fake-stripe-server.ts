@@ -9,6 +9,13 @@
  * tokens (retrieve). Tests drive what the payer does with completeCheckoutSession, asyncPaymentSucceeded, ...,
  * and time with clock.advance (open sessions then expire as they would at Stripe).
  *
+ * Subscriptions, in the shapes of API version 2025-03-31 (basil) and later (period dates on the subscription
+ * item, invoices' subscription under parent.subscription_details): prices (list by lookup key, create with
+ * product_data), `subscription`-mode checkout sessions (completed by completeSubscriptionCheckout), subscriptions
+ * (retrieve, list, update cancel_at_period_end), billing-portal sessions and subscription schedules (create
+ * from_subscription, retrieve, update phases, release). The billing cycle itself (renewals, trial ends, retries)
+ * is not simulated: subscriptions stay as created until a request changes them.
+ *
  * stripe-node 23 retries a reset connection once even with maxNetworkRetries 0 (and keys every POST for it), so
  * `failNext({ mode: 'reset' })` needs a count one above the client's retries to surface StripeConnectionError.
  */
@@ -33,6 +40,16 @@ export interface FailureInjection {
   mode?: 'error' | 'hang' | 'reset';
 }
 
+/** What completeSubscriptionCheckout created, and the events it recorded (in the order recorded). */
+export interface CompletedSubscriptionCheckout {
+  session: Json;
+  customer: Json;
+  subscription: Json;
+  /** The first invoice: the first period's charge, or $0 for the trial. */
+  invoice: Json;
+  events: { checkoutCompleted: Json; subscriptionCreated: Json; invoicePaid: Json; all: Json[] };
+}
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -41,6 +58,34 @@ export interface RecordedRequest {
 }
 
 const rid = (prefix: string): string => `${prefix}_${randomBytes(18).toString('base64url').replace(/[-_]/g, 'x').slice(0, 24)}`;
+const DAY_SECONDS = 86_400;
+
+/** Calendar months later in UTC, clamped to the month's last day (Jan 31 → Feb 28/29), as Stripe bills. */
+function addMonths(seconds: number, months: number): number {
+  const date = new Date(seconds * 1000);
+  const day = date.getUTCDate();
+  date.setUTCDate(1);
+  date.setUTCMonth(date.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
+  date.setUTCDate(Math.min(day, lastDay));
+  return Math.floor(date.getTime() / 1000);
+}
+
+/** The end of `count` recurring intervals from `start`, or undefined for an interval Stripe does not have. */
+function afterIntervals(start: number, interval: unknown, count: number): number | undefined {
+  if (interval === 'day') return start + count * DAY_SECONDS;
+  if (interval === 'week') return start + count * 7 * DAY_SECONDS;
+  if (interval === 'month') return addMonths(start, count);
+  if (interval === 'year') return addMonths(start, 12 * count);
+  return undefined;
+}
+
+const missing = (what: string): [number, Json] => [404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such ${what}` } }];
+const invalid = (message: string, param?: string): [number, Json] => [400, { error: { type: 'invalid_request_error', message, ...(param ? { param } : {}) } }];
+/** A parameter naming an object that does not exist: a 400 at Stripe, not a 404. */
+const noSuchParam = (what: string, param: string): [number, Json] => [400, { error: { type: 'invalid_request_error', code: 'resource_missing', param, message: `No such ${what}` } }];
+const itemOf = (subscription: Json): Json => ((subscription.items as Json).data as Json[])[0]!;
+const isLive = (schedule: Json): boolean => schedule.status === 'active' || schedule.status === 'not_started';
 
 export class FakeStripeServer {
   readonly requests: RecordedRequest[] = [];
@@ -50,6 +95,13 @@ export class FakeStripeServer {
   private tokens = new Map<string, { token: Json; outcome: TokenOutcome }>();
   /** payment_intent_data[metadata] per session: Stripe puts it on the intent, not on the session. */
   private intentMetadata = new Map<string, Json>();
+  private prices = new Map<string, Json>();
+  private products = new Map<string, Json>();
+  private customers = new Map<string, Json>();
+  private subscriptions = new Map<string, Json>();
+  private schedules = new Map<string, Json>();
+  /** The price and subscription_data of a `subscription`-mode session: Stripe keeps them off the session object. */
+  private subscriptionCheckouts = new Map<string, { price: string; quantity: number; subscriptionData: Json }>();
   private idempotent = new Map<string, { params: string; status: number; body: Json }>();
   private failures: (FailureInjection & { left: number })[] = [];
   private offsetSeconds = 0;
@@ -98,6 +150,12 @@ export class FakeStripeServer {
     this.events = [];
     this.tokens.clear();
     this.intentMetadata.clear();
+    this.prices.clear();
+    this.products.clear();
+    this.customers.clear();
+    this.subscriptions.clear();
+    this.schedules.clear();
+    this.subscriptionCheckouts.clear();
     this.idempotent.clear();
     this.failures = [];
     this.offsetSeconds = 0;
@@ -169,6 +227,99 @@ export class FakeStripeServer {
     return this.emit('checkout.session.expired', session);
   }
 
+  /** A customer, as a returning subscriber's checkout would name it (`customer`). */
+  addCustomer(options: { email?: string | null } = {}): string {
+    return String(this.createCustomer(options.email ?? null).id);
+  }
+
+  subscription(id: string): Json | undefined {
+    return this.subscriptions.get(id);
+  }
+
+  subscriptionSchedule(id: string): Json | undefined {
+    return this.schedules.get(id);
+  }
+
+  /**
+   * The payer finished a `subscription`-mode checkout with a card: creates the customer (unless the session
+   * named one), the subscription (trialing with subscription_data[trial_period_days], else active and charged)
+   * and its first invoice, paid ($0 for a trial). Records checkout.session.completed,
+   * customer.subscription.created and invoice.paid, and returns copies of what it created.
+   */
+  completeSubscriptionCheckout(id: string, options: { email?: string } = {}): CompletedSubscriptionCheckout {
+    const session = this.observe(this.mustSession(id));
+    const checkout = this.subscriptionCheckouts.get(id);
+    if (!checkout) throw new Error(`fake Stripe: checkout session ${id} is not in subscription mode`);
+    if (session.status !== 'open') throw new Error(`fake Stripe: checkout session ${id} is ${String(session.status)}`);
+    const price = this.prices.get(checkout.price)!;
+    const customer = session.customer
+      ? this.customers.get(String(session.customer))!
+      : this.createCustomer(options.email ?? (session.customer_email as string | null) ?? null);
+    const now = this.now();
+    const trialDays = Number(checkout.subscriptionData.trial_period_days ?? 0);
+    const trialEnd = trialDays > 0 ? now + trialDays * DAY_SECONDS : null;
+    const recurring = price.recurring as Json;
+    // During a trial the item's period is the trial.
+    const periodEnd = trialEnd ?? afterIntervals(now, recurring.interval, Number(recurring.interval_count ?? 1))!;
+    const subscriptionId = rid('sub');
+    const item = {
+      id: rid('si'),
+      object: 'subscription_item',
+      subscription: subscriptionId,
+      price: structuredClone(price),
+      quantity: checkout.quantity,
+      current_period_start: now,
+      current_period_end: periodEnd,
+      metadata: {},
+      created: now,
+    };
+    const metadata = { ...((checkout.subscriptionData.metadata ?? {}) as Json) };
+    const subscription: Json = {
+      id: subscriptionId,
+      object: 'subscription',
+      customer: customer.id,
+      status: trialEnd ? 'trialing' : 'active',
+      items: { object: 'list', data: [item], has_more: false, total_count: 1, url: `/v1/subscription_items?subscription=${subscriptionId}` },
+      metadata,
+      currency: price.currency,
+      collection_method: 'charge_automatically',
+      trial_start: trialEnd ? now : null,
+      trial_end: trialEnd,
+      start_date: now,
+      billing_cycle_anchor: trialEnd ?? now,
+      cancel_at_period_end: false,
+      cancel_at: null,
+      canceled_at: null,
+      ended_at: null,
+      cancellation_details: { reason: null, comment: null, feedback: null },
+      schedule: null,
+      latest_invoice: null,
+      created: now,
+      livemode: false,
+    };
+    const amount = trialEnd ? 0 : Number(price.unit_amount) * checkout.quantity;
+    const invoice = this.createInvoice(subscription, item, { amount, periodStart: now, periodEnd, billingReason: 'subscription_create' });
+    subscription.latest_invoice = invoice.id;
+    this.subscriptions.set(subscriptionId, subscription);
+    Object.assign(session, {
+      status: 'complete',
+      payment_status: trialEnd ? 'no_payment_required' : 'paid',
+      subscription: subscriptionId,
+      customer: customer.id,
+      invoice: invoice.id,
+    });
+    const checkoutCompleted = this.emit('checkout.session.completed', session);
+    const subscriptionCreated = this.emit('customer.subscription.created', subscription);
+    const invoicePaid = this.emit('invoice.paid', invoice);
+    return structuredClone({
+      session,
+      customer,
+      subscription,
+      invoice,
+      events: { checkoutCompleted, subscriptionCreated, invoicePaid, all: [checkoutCompleted, subscriptionCreated, invoicePaid] },
+    });
+  }
+
   /** Drops an event from the events list (Stripe keeps 30 days of them). */
   forgetEvent(id: string): void {
     this.events = this.events.filter((e) => e.id !== id);
@@ -197,7 +348,56 @@ export class FakeStripeServer {
     return session;
   }
 
-  private emit(type: string, object: Json): Json {
+  private createCustomer(email: string | null): Json {
+    const customer = { id: rid('cus'), object: 'customer', email, metadata: {}, created: this.now(), livemode: false };
+    this.customers.set(customer.id, customer);
+    return customer;
+  }
+
+  /** A paid invoice of the subscription with one subscription-item line (basil shape: `parent`, `pricing`). */
+  private createInvoice(subscription: Json, item: Json, bill: { amount: number; periodStart: number; periodEnd: number; billingReason: string }): Json {
+    const price = item.price as Json;
+    const now = this.now();
+    const id = rid('in');
+    const line = {
+      id: rid('il'),
+      object: 'line_item',
+      invoice: id,
+      amount: bill.amount,
+      currency: price.currency,
+      quantity: item.quantity,
+      period: { start: bill.periodStart, end: bill.periodEnd },
+      pricing: { type: 'price_details', price_details: { price: price.id, product: price.product }, unit_amount_decimal: String(price.unit_amount) },
+      parent: {
+        type: 'subscription_item_details',
+        invoice_item_details: null,
+        subscription_item_details: { subscription: subscription.id, subscription_item: item.id, invoice_item: null, proration: false, proration_details: { credited_items: null } },
+      },
+      metadata: {},
+    };
+    return {
+      id,
+      object: 'invoice',
+      customer: subscription.customer,
+      status: 'paid',
+      amount_due: bill.amount,
+      amount_paid: bill.amount,
+      amount_remaining: 0,
+      currency: price.currency,
+      billing_reason: bill.billingReason,
+      // A $0 invoice is paid without a charge attempt.
+      attempt_count: bill.amount > 0 ? 1 : 0,
+      attempted: bill.amount > 0,
+      collection_method: 'charge_automatically',
+      parent: { type: 'subscription_details', quote_details: null, subscription_details: { subscription: subscription.id, metadata: { ...(subscription.metadata as Json) } } },
+      lines: { object: 'list', data: [line], has_more: false, total_count: 1, url: `/v1/invoices/${id}/lines` },
+      status_transitions: { finalized_at: now, paid_at: now, marked_uncollectible_at: null, voided_at: null },
+      created: now,
+      livemode: false,
+    };
+  }
+
+  private emit(type: string, object: Json, previousAttributes?: Json): Json {
     const event = {
       id: rid('evt'),
       object: 'event',
@@ -207,7 +407,7 @@ export class FakeStripeServer {
       livemode: false,
       pending_webhooks: 1,
       request: { id: null },
-      data: { object: structuredClone(object) },
+      data: { object: structuredClone(object), ...(previousAttributes ? { previous_attributes: structuredClone(previousAttributes) } : {}) },
     };
     this.events.unshift(event);
     return event;
@@ -261,8 +461,6 @@ export class FakeStripeServer {
   }
 
   private route(method: string, path: string, params: Json): [number, Json] {
-    const missing = (what: string): [number, Json] => [404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such ${what}` } }];
-    const invalid = (message: string): [number, Json] => [400, { error: { type: 'invalid_request_error', message } }];
     let m: RegExpMatchArray | null;
 
     if (method === 'POST' && path === '/v1/checkout/sessions') {
@@ -271,7 +469,20 @@ export class FakeStripeServer {
         return invalid('The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.');
       }
       const items = (params.line_items ?? []) as Json[];
-      const amount = items.reduce((sum, item) => sum + Number((item.price_data as Json | undefined)?.unit_amount ?? 0) * Number(item.quantity ?? 1), 0);
+      let amount = items.reduce((sum, item) => sum + Number((item.price_data as Json | undefined)?.unit_amount ?? 0) * Number(item.quantity ?? 1), 0);
+      let currency: unknown = (items[0]?.price_data as Json | undefined)?.currency ?? 'usd';
+      if (params.customer !== undefined && params.customer_email !== undefined) return invalid('You may only specify one of these parameters: customer, customer_email.');
+      if (params.customer !== undefined && !this.customers.has(String(params.customer))) return noSuchParam(`customer: '${String(params.customer)}'`, 'customer');
+      let subscriptionCheckout: { price: string; quantity: number; subscriptionData: Json } | undefined;
+      if (params.mode === 'subscription') {
+        const checked = this.subscriptionCheckoutOf(params, items);
+        if (Array.isArray(checked)) return checked;
+        subscriptionCheckout = checked;
+        const price = this.prices.get(checked.price)!;
+        // A trial's checkout charges nothing today.
+        amount = checked.subscriptionData.trial_period_days ? 0 : Number(price.unit_amount) * checked.quantity;
+        currency = price.currency;
+      }
       const id = rid('cs_test');
       const session = {
         id,
@@ -281,11 +492,15 @@ export class FakeStripeServer {
         payment_status: 'unpaid',
         url: `${this.baseUrl}/c/pay/${id}`,
         amount_total: amount,
-        currency: (items[0]?.price_data as Json | undefined)?.currency ?? 'usd',
+        currency,
         client_reference_id: params.client_reference_id ?? null,
         metadata: params.metadata ?? {},
         payment_intent: null,
-        customer: null,
+        customer: params.customer ?? null,
+        customer_email: params.customer_email ?? null,
+        subscription: null,
+        invoice: null,
+        payment_method_collection: params.payment_method_collection ?? 'always',
         expires_at: expiresAt,
         created: this.now(),
         success_url: String(params.success_url ?? '').replace('{CHECKOUT_SESSION_ID}', id),
@@ -294,6 +509,7 @@ export class FakeStripeServer {
       };
       this.sessions.set(id, session);
       this.intentMetadata.set(id, { ...((params.payment_intent_data as Json | undefined)?.metadata as Json | undefined) });
+      if (subscriptionCheckout) this.subscriptionCheckouts.set(id, subscriptionCheckout);
       return [200, session];
     }
     if (method === 'GET' && path === '/v1/checkout/sessions') {
@@ -346,7 +562,305 @@ export class FakeStripeServer {
       const intent = this.intents.get(m[1]!);
       return intent ? [200, intent] : missing(`payment_intent: '${m[1]}'`);
     }
+    const served = this.routeSubscriptions(method, path, params);
+    if (served) return served;
     return [404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}).` } }];
+  }
+
+  /** A `subscription`-mode session's line item and subscription_data, or Stripe's refusal. */
+  private subscriptionCheckoutOf(params: Json, items: Json[]): { price: string; quantity: number; subscriptionData: Json } | [number, Json] {
+    if (params.payment_intent_data !== undefined) return invalid('You can not pass `payment_intent_data` in `subscription` mode.', 'payment_intent_data');
+    if (items.length !== 1 || typeof items[0]!.price !== 'string') return invalid('The fake serves `subscription` mode with one line item naming a recurring `price`.', 'line_items');
+    const priceId = String(items[0]!.price);
+    const price = this.prices.get(priceId);
+    if (!price) return noSuchParam(`price: '${priceId}'`, 'line_items[0][price]');
+    if (!price.recurring) return invalid('You must provide at least one recurring price in `subscription` mode when using prices.', 'line_items[0][price]');
+    const subscriptionData = (params.subscription_data ?? {}) as Json;
+    if (subscriptionData.trial_period_days !== undefined) {
+      const days = Number(subscriptionData.trial_period_days);
+      if (!Number.isInteger(days) || days < 1 || days > 730) return invalid('`trial_period_days` must be between 1 and 730.', 'subscription_data[trial_period_days]');
+    }
+    return { price: priceId, quantity: Number(items[0]!.quantity ?? 1), subscriptionData };
+  }
+
+  /** Prices, subscriptions, billing-portal sessions and subscription schedules; undefined: not one of theirs. */
+  private routeSubscriptions(method: string, path: string, params: Json): [number, Json] | undefined {
+    let m: RegExpMatchArray | null;
+    if (method === 'GET' && path === '/v1/prices') {
+      const keys = params.lookup_keys === undefined ? undefined : ([] as unknown[]).concat(params.lookup_keys).map(String);
+      const active = params.active === undefined ? undefined : params.active === 'true';
+      return this.list(path, [...this.prices.values()].reverse(), params, (p) => (!keys || keys.includes(String(p.lookup_key))) && (active === undefined || p.active === active));
+    }
+    if (method === 'POST' && path === '/v1/prices') return this.createPrice(params);
+    if ((m = path.match(/^\/v1\/prices\/([^/]+)$/)) && method === 'GET') {
+      const price = this.prices.get(m[1]!);
+      return price ? [200, price] : missing(`price: '${m[1]}'`);
+    }
+    if (method === 'GET' && path === '/v1/subscriptions') {
+      // Without `status`, Stripe lists every subscription that is not canceled.
+      const status = params.status === undefined ? undefined : String(params.status);
+      const keep = (s: Json) =>
+        (status === 'all' || (status === undefined ? s.status !== 'canceled' : s.status === status)) && (params.customer === undefined || s.customer === params.customer);
+      return this.list(path, [...this.subscriptions.values()].reverse(), params, keep);
+    }
+    if ((m = path.match(/^\/v1\/subscriptions\/([^/]+)$/))) {
+      const subscription = this.subscriptions.get(m[1]!);
+      if (!subscription) return missing(`subscription: '${m[1]}'`);
+      if (method === 'GET') return [200, subscription];
+      if (method === 'POST') return this.updateSubscription(subscription, params);
+    }
+    if (method === 'POST' && path === '/v1/billing_portal/sessions') {
+      if (params.customer === undefined) return invalid('Missing required param: customer.', 'customer');
+      if (!this.customers.has(String(params.customer))) return noSuchParam(`customer: '${String(params.customer)}'`, 'customer');
+      const session = {
+        id: rid('bps'),
+        object: 'billing_portal.session',
+        customer: params.customer,
+        return_url: params.return_url ?? null,
+        url: `https://billing.stripe.test/p/session/${rid('test')}`,
+        configuration: 'bpc_fake_default',
+        flow: null,
+        locale: null,
+        on_behalf_of: null,
+        created: this.now(),
+        livemode: false,
+      };
+      return [200, session];
+    }
+    if (method === 'POST' && path === '/v1/subscription_schedules') return this.createSchedule(params);
+    if ((m = path.match(/^\/v1\/subscription_schedules\/([^/]+)(\/release)?$/))) {
+      const schedule = this.schedules.get(m[1]!);
+      if (method === 'GET' && !m[2]) return schedule ? [200, schedule] : missing(`subscription_schedule: '${m[1]}'`);
+      if (method === 'POST') {
+        if (!schedule) return missing(`subscription_schedule: '${m[1]}'`);
+        return m[2] ? this.releaseSchedule(schedule) : this.updateSchedule(schedule, params);
+      }
+    }
+    return undefined;
+  }
+
+  private createPrice(params: Json): [number, Json] {
+    if (typeof params.currency !== 'string') return invalid('Missing required param: currency.', 'currency');
+    const unitAmount = Number(params.unit_amount);
+    if (params.unit_amount === undefined || !Number.isInteger(unitAmount) || unitAmount < 0) return invalid('Invalid integer: unit_amount', 'unit_amount');
+    const recurring = params.recurring as Json | undefined;
+    const intervalCount = Number(recurring?.interval_count ?? 1);
+    if (recurring && (afterIntervals(0, recurring.interval, 1) === undefined || !Number.isInteger(intervalCount) || intervalCount < 1)) {
+      return invalid('Invalid recurring[interval]: must be one of day, week, month, or year', 'recurring[interval]');
+    }
+    let product: string;
+    const productData = params.product_data as Json | undefined;
+    if (params.product !== undefined) {
+      product = String(params.product);
+      if (!this.products.has(product)) return noSuchParam(`product: '${product}'`, 'product');
+    } else if (typeof productData?.name === 'string') {
+      product = rid('prod');
+      this.products.set(product, { id: product, object: 'product', name: productData.name, active: true, metadata: productData.metadata ?? {}, created: this.now(), livemode: false });
+    } else {
+      return invalid('You must specify either `product` or `product_data` when creating a price.', 'product');
+    }
+    const lookupKey = params.lookup_key === undefined ? null : String(params.lookup_key);
+    const holder = lookupKey === null ? undefined : [...this.prices.values()].find((p) => p.lookup_key === lookupKey);
+    if (holder) {
+      if (params.transfer_lookup_key !== 'true') return invalid(`A price (\`${String(holder.id)}\`) already uses that lookup key.`, 'lookup_key');
+      holder.lookup_key = null;
+    }
+    const price = {
+      id: rid('price'),
+      object: 'price',
+      active: true,
+      currency: params.currency,
+      unit_amount: unitAmount,
+      unit_amount_decimal: String(unitAmount),
+      billing_scheme: 'per_unit',
+      type: recurring ? 'recurring' : 'one_time',
+      recurring: recurring ? { interval: recurring.interval, interval_count: intervalCount, usage_type: 'licensed', meter: null, trial_period_days: null } : null,
+      lookup_key: lookupKey,
+      product,
+      nickname: null,
+      tax_behavior: 'unspecified',
+      metadata: params.metadata ?? {},
+      created: this.now(),
+      livemode: false,
+    };
+    this.prices.set(price.id, price);
+    return [200, price];
+  }
+
+  private updateSubscription(subscription: Json, params: Json): [number, Json] {
+    const unserved = Object.keys(params).filter((k) => k !== 'cancel_at_period_end' && k !== 'metadata');
+    if (unserved.length) return invalid(`The fake serves subscription updates of cancel_at_period_end and metadata only, not ${unserved.join(', ')}.`, unserved[0]);
+    if (subscription.status === 'canceled') return invalid('A canceled subscription can only update its cancellation_details and metadata.');
+    const previous: Json = {};
+    if (params.cancel_at_period_end !== undefined) {
+      // Stripe leaves cancellation of a schedule-managed subscription to the schedule.
+      if (subscription.schedule) {
+        return invalid(
+          `The subscription is managed by the subscription schedule \`${String(subscription.schedule)}\`, and updating any cancelation behavior directly is not allowed. Please update the schedule instead.`,
+          'cancel_at_period_end',
+        );
+      }
+      const cancel = params.cancel_at_period_end === 'true';
+      if (cancel !== subscription.cancel_at_period_end) {
+        for (const key of ['cancel_at_period_end', 'cancel_at', 'canceled_at', 'cancellation_details']) previous[key] = structuredClone(subscription[key]);
+        Object.assign(subscription, {
+          cancel_at_period_end: cancel,
+          cancel_at: cancel ? itemOf(subscription).current_period_end : null,
+          canceled_at: cancel ? this.now() : null,
+          cancellation_details: { reason: cancel ? 'cancellation_requested' : null, comment: null, feedback: null },
+        });
+      }
+    }
+    if (params.metadata !== undefined) {
+      previous.metadata = structuredClone(subscription.metadata);
+      // As at Stripe: an empty value unsets the key.
+      const merged = { ...(subscription.metadata as Json), ...(params.metadata as Json) };
+      subscription.metadata = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== ''));
+    }
+    if (Object.keys(previous).length) this.emit('customer.subscription.updated', subscription, previous);
+    return [200, subscription];
+  }
+
+  private createSchedule(params: Json): [number, Json] {
+    if (params.from_subscription === undefined) return invalid('The fake serves subscription schedules created with `from_subscription` only.', 'from_subscription');
+    const subscription = this.subscriptions.get(String(params.from_subscription));
+    if (!subscription) return noSuchParam(`subscription: '${String(params.from_subscription)}'`, 'from_subscription');
+    if (subscription.schedule) return invalid(`You cannot migrate a subscription that is already attached to a schedule: \`${String(subscription.schedule)}\`.`, 'from_subscription');
+    if (subscription.status === 'canceled') return invalid('You cannot migrate a canceled subscription to a subscription schedule.', 'from_subscription');
+    const item = itemOf(subscription);
+    // The schedule's one phase is the subscription's current period (the trial, while trialing).
+    const phase = {
+      start_date: item.current_period_start,
+      end_date: item.current_period_end,
+      items: [{ price: (item.price as Json).id, quantity: item.quantity, metadata: {} }],
+      trial_end: subscription.status === 'trialing' ? subscription.trial_end : null,
+      proration_behavior: 'create_prorations',
+      metadata: {},
+    };
+    const schedule = {
+      id: rid('sub_sched'),
+      object: 'subscription_schedule',
+      subscription: subscription.id,
+      customer: subscription.customer,
+      status: 'active',
+      end_behavior: 'release',
+      phases: [phase],
+      current_phase: { start_date: phase.start_date, end_date: phase.end_date },
+      released_at: null,
+      released_subscription: null,
+      canceled_at: null,
+      completed_at: null,
+      metadata: {},
+      created: this.now(),
+      livemode: false,
+    };
+    this.schedules.set(schedule.id, schedule);
+    subscription.schedule = schedule.id;
+    this.emit('subscription_schedule.created', schedule);
+    return [200, schedule];
+  }
+
+  private updateSchedule(schedule: Json, params: Json): [number, Json] {
+    const unserved = Object.keys(params).filter((k) => !['phases', 'end_behavior', 'proration_behavior', 'metadata'].includes(k));
+    if (unserved.length) return invalid(`The fake serves schedule updates of phases, end_behavior, proration_behavior and metadata only, not ${unserved.join(', ')}.`, unserved[0]);
+    if (!isLive(schedule)) return invalid(`You cannot update a subscription schedule that is currently in the \`${String(schedule.status)}\` status.`);
+    if (params.end_behavior !== undefined && !['release', 'cancel'].includes(String(params.end_behavior))) return invalid('Invalid end_behavior.', 'end_behavior');
+    if (params.proration_behavior !== undefined && !['none', 'create_prorations', 'always_invoice'].includes(String(params.proration_behavior))) {
+      return invalid('Invalid proration_behavior.', 'proration_behavior');
+    }
+    let phases: Json[] | undefined;
+    if (params.phases !== undefined) {
+      const parsed = this.phasesOf(schedule, params.phases);
+      if (!Array.isArray(parsed.phases)) return invalid(parsed.error!, parsed.param);
+      phases = parsed.phases;
+    }
+    if (params.end_behavior !== undefined) schedule.end_behavior = params.end_behavior;
+    if (params.metadata !== undefined) schedule.metadata = { ...(schedule.metadata as Json), ...(params.metadata as Json) };
+    if (phases) {
+      schedule.phases = phases;
+      schedule.current_phase = { start_date: phases[0]!.start_date, end_date: phases[0]!.end_date };
+      this.applyCurrentPhase(schedule, phases[0]!);
+    }
+    this.emit('subscription_schedule.updated', schedule);
+    return [200, schedule];
+  }
+
+  /** The phases of an update, normalised (start, end from duration), or why Stripe would refuse them. */
+  private phasesOf(schedule: Json, raw: unknown): { phases?: Json[]; error?: string; param?: string } {
+    const input = Array.isArray(raw) ? (raw as Json[]) : [];
+    if (!input.length) return { error: 'A subscription schedule needs at least one phase.', param: 'phases' };
+    // Stripe keeps the current phase's start: an update must restate it.
+    const currentStart = Number(((schedule.phases as Json[])[0] ?? {}).start_date);
+    if (input[0]!.start_date === undefined || Number(input[0]!.start_date) !== currentStart) {
+      return { error: 'You can not modify the start date of the current phase.', param: 'phases[0][start_date]' };
+    }
+    const phases: Json[] = [];
+    let start = currentStart;
+    for (const [i, phase] of input.entries()) {
+      if (i > 0 && phase.start_date !== undefined && Number(phase.start_date) !== start) {
+        return { error: 'The start_date of a phase must equal the end_date of the phase before it.', param: `phases[${i}][start_date]` };
+      }
+      const items = Array.isArray(phase.items) ? (phase.items as Json[]) : [];
+      if (!items.length) return { error: `Missing required param: phases[${i}][items].`, param: `phases[${i}][items]` };
+      for (const [j, item] of items.entries()) {
+        if (!this.prices.has(String(item.price))) return { error: `No such price: '${String(item.price)}'`, param: `phases[${i}][items][${j}][price]` };
+      }
+      if (phase.end_date !== undefined && phase.duration !== undefined) return { error: 'You may only specify one of these parameters: end_date, duration.', param: `phases[${i}]` };
+      const duration = phase.duration as Json | undefined;
+      const recurring = this.prices.get(String(items[0]!.price))!.recurring as Json | null;
+      let end: number | undefined;
+      if (phase.end_date !== undefined) end = Number(phase.end_date);
+      else if (duration) end = afterIntervals(start, duration.interval, Number(duration.interval_count ?? 1));
+      // Stripe gives a last phase without an end one billing period.
+      else if (i === input.length - 1) end = afterIntervals(start, recurring?.interval ?? 'month', Number(recurring?.interval_count ?? 1));
+      else return { error: `phases[${i}] needs an end_date or a duration.`, param: `phases[${i}][end_date]` };
+      if (end === undefined || !Number.isFinite(end) || end <= start) return { error: `The end of phases[${i}] must be after its start.`, param: `phases[${i}][end_date]` };
+      if (i === 0 && end <= this.now()) return { error: 'The current phase must end in the future.', param: 'phases[0][end_date]' };
+      phases.push({
+        start_date: start,
+        end_date: end,
+        items: items.map((item) => ({ price: String(item.price), quantity: Number(item.quantity ?? 1), metadata: {} })),
+        trial_end: phase.trial_end === undefined ? null : Number(phase.trial_end),
+        proration_behavior: phase.proration_behavior ?? 'create_prorations',
+        metadata: {},
+      });
+      start = end;
+    }
+    return { phases };
+  }
+
+  /**
+   * As at Stripe, the current phase applies to the subscription at once: another price replaces the item's
+   * price now, and a trialing subscription whose current phase has no trial_end leaves its trial now.
+   */
+  private applyCurrentPhase(schedule: Json, phase: Json): void {
+    const subscription = this.subscriptions.get(String(schedule.subscription));
+    if (!subscription) return;
+    const item = itemOf(subscription);
+    const previous: Json = {};
+    const priceId = String((phase.items as Json[])[0]!.price);
+    if ((item.price as Json).id !== priceId) {
+      previous.items = structuredClone(subscription.items);
+      item.price = structuredClone(this.prices.get(priceId)!);
+    }
+    if (subscription.status === 'trialing' && phase.trial_end === null) {
+      const now = this.now();
+      const recurring = (item.price as Json).recurring as Json;
+      Object.assign(previous, { status: subscription.status, trial_end: subscription.trial_end, items: previous.items ?? structuredClone(subscription.items) });
+      Object.assign(subscription, { status: 'active', trial_end: now });
+      Object.assign(item, { current_period_start: now, current_period_end: afterIntervals(now, recurring.interval, Number(recurring.interval_count ?? 1)) });
+    }
+    if (Object.keys(previous).length) this.emit('customer.subscription.updated', subscription, previous);
+  }
+
+  private releaseSchedule(schedule: Json): [number, Json] {
+    if (!isLive(schedule)) return invalid(`You cannot release a subscription schedule that is currently in the \`${String(schedule.status)}\` status.`);
+    const subscription = this.subscriptions.get(String(schedule.subscription));
+    // The subscription stays as it is, without the schedule (and so without its pending phases).
+    if (subscription) subscription.schedule = null;
+    Object.assign(schedule, { status: 'released', released_at: this.now(), released_subscription: schedule.subscription, subscription: null, current_phase: null });
+    this.emit('subscription_schedule.released', schedule);
+    return [200, schedule];
   }
 
   /** Stripe's list envelope: newest first, `created[gte|lte]`, `limit` (max 100), `starting_after`. */

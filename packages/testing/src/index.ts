@@ -64,5 +64,5 @@ export {
   type OpenApiResponseValidator,
   type ResponseHeaders,
 } from './openapi-validator';
-export { FakeStripeServer, type FailureInjection, type RecordedRequest, type TokenOutcome } from './fake-stripe-server';
+export { FakeStripeServer, type CompletedSubscriptionCheckout, type FailureInjection, type RecordedRequest, type TokenOutcome } from './fake-stripe-server';
 export { chromiumPath, describeWithBrowser, launchChromium } from './browser';

@@ -1,12 +1,25 @@
 import Stripe from 'stripe';
-import { checkoutSessionFromStripe, eventFromStripe, paymentIntentFromStripe, fromUnix, str, type StripeObject } from './stripe-objects';
+import {
+  checkoutSessionFromStripe,
+  eventFromStripe,
+  fromUnix,
+  idOf,
+  paymentIntentFromStripe,
+  scheduleFromStripe,
+  str,
+  subscriptionFromStripe,
+  type StripeObject,
+} from './stripe-objects';
 import { verifyStripeSignedEvent } from './webhook-signature';
 import {
   PaymentProviderError,
   type CreateCheckoutInput,
+  type CreateSubscriptionCheckoutInput,
+  type EnsurePlanPriceInput,
   type GrantedToken,
   type PaymentProvider,
   type ProviderEvent,
+  type SchedulePlanChangeInput,
   type TokenPaymentInput,
 } from './provider';
 
@@ -67,7 +80,13 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
       throw providerError(error, `list ${what}`);
     }
   }
-  const createdSince = (since: Date) => ({ created: { gte: Math.floor(since.getTime() / 1000) }, limit: 100 });
+  const unix = (date: Date): number => Math.floor(date.getTime() / 1000);
+  const createdSince = (since: Date) => ({ created: { gte: unix(since) }, limit: 100 });
+  // Prices are immutable, so a lookup key's price id never changes once found.
+  const priceIds = new Map<string, string>();
+
+  const retrieveSubscriptionObject = async (id: string): Promise<StripeObject> =>
+    (await stripe.subscriptions.retrieve(id)) as unknown as StripeObject;
 
   return {
     name: 'stripe',
@@ -146,5 +165,134 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
         throw providerError(error, 'confirm token payment');
       }
     },
+
+    async ensurePlanPrice(input: EnsurePlanPriceInput) {
+      const cached = priceIds.get(input.lookupKey);
+      if (cached) return cached;
+      try {
+        const found = await stripe.prices.list({ lookup_keys: [input.lookupKey], active: true, limit: 1 });
+        const price =
+          found.data[0] ??
+          (await stripe.prices.create(
+            {
+              currency: input.currency,
+              unit_amount: input.amountCents,
+              recurring: { interval: 'month' },
+              lookup_key: input.lookupKey,
+              product_data: { name: input.productName, metadata: input.metadata },
+              metadata: input.metadata,
+            },
+            // Two instances racing to create the same plan's price get one price.
+            { idempotencyKey: `price:${input.lookupKey}` },
+          ));
+        priceIds.set(input.lookupKey, price.id);
+        return price.id;
+      } catch (error) {
+        throw providerError(error, 'ensure plan price');
+      }
+    },
+
+    async createSubscriptionCheckout(input: CreateSubscriptionCheckoutInput) {
+      try {
+        const session = await stripe.checkout.sessions.create(
+          {
+            mode: 'subscription',
+            line_items: [{ price: input.priceId, quantity: 1 }],
+            client_reference_id: input.clientReferenceId,
+            metadata: input.metadata,
+            // The subscription (and so its invoices' parent.subscription_details) carries the same metadata.
+            subscription_data: { metadata: input.metadata, ...(input.trialDays ? { trial_period_days: input.trialDays } : {}) },
+            // A card is collected even for a trial, so the first charge at the trial end can happen.
+            payment_method_collection: 'always',
+            ...(input.customerId ? { customer: input.customerId } : { customer_email: input.customerEmail }),
+            expires_at: unix(input.expiresAt),
+            success_url: input.successUrl,
+            cancel_url: input.cancelUrl,
+          },
+          { idempotencyKey: input.idempotencyKey },
+        );
+        return checkoutSessionFromStripe(session as unknown as StripeObject);
+      } catch (error) {
+        throw providerError(error, 'create subscription checkout');
+      }
+    },
+
+    async retrieveSubscription(id: string) {
+      try {
+        return subscriptionFromStripe(await retrieveSubscriptionObject(id));
+      } catch (error) {
+        const mapped = providerError(error, 'retrieve subscription');
+        if (mapped.kind === 'not_found') return undefined;
+        throw mapped;
+      }
+    },
+
+    async createPortalSession(input: { customerId: string; returnUrl: string }) {
+      try {
+        return (await stripe.billingPortal.sessions.create({ customer: input.customerId, return_url: input.returnUrl })).url;
+      } catch (error) {
+        throw providerError(error, 'create portal session');
+      }
+    },
+
+    async schedulePlanChange(input: SchedulePlanChangeInput) {
+      try {
+        const subscription = await retrieveSubscriptionObject(input.subscriptionId);
+        const existingId = idOf(subscription.schedule);
+        // No explicit key on the create: a retry finds the schedule on the subscription instead (and Stripe
+        // refuses a second schedule from the same subscription).
+        const schedule = (
+          existingId
+            ? await stripe.subscriptionSchedules.retrieve(existingId)
+            : await stripe.subscriptionSchedules.create({ from_subscription: input.subscriptionId })
+        ) as unknown as StripeObject;
+        // Stripe refuses to move the current phase's start, so phase 1 restates it.
+        const current = (schedule.current_phase ?? (schedule.phases as StripeObject[] | undefined)?.[0] ?? {}) as StripeObject;
+        const changeAt = unix(input.changeAt);
+        const trialEnd = subscription.status === 'trialing' && typeof subscription.trial_end === 'number' && subscription.trial_end <= changeAt ? subscription.trial_end : undefined;
+        const updated = await stripe.subscriptionSchedules.update(
+          String(schedule.id),
+          {
+            end_behavior: 'release',
+            proration_behavior: 'none',
+            phases: [
+              {
+                items: [{ price: input.currentPriceId, quantity: 1 }],
+                start_date: Number(current.start_date),
+                end_date: changeAt,
+                // Omitting it would end a running trial at once.
+                ...(trialEnd !== undefined ? { trial_end: trialEnd } : {}),
+              },
+              { items: [{ price: input.newPriceId, quantity: 1 }], duration: { interval: 'month', interval_count: 1 } },
+            ],
+          },
+          { idempotencyKey: input.idempotencyKey },
+        );
+        return scheduleFromStripe(updated as unknown as StripeObject);
+      } catch (error) {
+        throw providerError(error, 'schedule plan change');
+      }
+    },
+
+    async cancelAtPeriodEnd(input: { subscriptionId: string; idempotencyKey: string }) {
+      try {
+        const subscription = await retrieveSubscriptionObject(input.subscriptionId);
+        const scheduleId = idOf(subscription.schedule);
+        if (scheduleId) {
+          // Stripe refuses cancellation changes on a schedule-managed subscription; releasing keeps the
+          // subscription and drops the pending plan change.
+          const schedule = await stripe.subscriptionSchedules.retrieve(scheduleId);
+          if (schedule.status === 'active' || schedule.status === 'not_started') {
+            await stripe.subscriptionSchedules.release(scheduleId, {}, { idempotencyKey: `${input.idempotencyKey}:release` });
+          }
+        }
+        const updated = await stripe.subscriptions.update(input.subscriptionId, { cancel_at_period_end: true }, { idempotencyKey: input.idempotencyKey });
+        return subscriptionFromStripe(updated as unknown as StripeObject);
+      } catch (error) {
+        throw providerError(error, 'cancel subscription at period end');
+      }
+    },
+
+    listSubscriptions: (since) => list('subscriptions', stripe.subscriptions.list({ ...createdSince(since), status: 'all' }), subscriptionFromStripe),
   };
 }
