@@ -243,7 +243,6 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
         if (session.status === 'complete') return [];
         if (session.status !== 'open' || Number(session.expires_at) <= unix(now())) throw new PaymentProviderError('invalid', `checkout session ${id} is ${String(session.status)}`);
         if (session.mode === 'subscription') return (await subscriptions.paySubscriptionCheckout(tx, session, chosen)).events;
-        if (chosen !== card && card) throw new PaymentProviderError('invalid', 'unknown sandbox test card');
         const intentId = randomId('pi_sandbox');
         const intent = {
           id: intentId,

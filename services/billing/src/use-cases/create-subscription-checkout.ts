@@ -6,7 +6,7 @@ import { changePlan } from './change-plan';
 import { createPortalSession } from './create-portal-session';
 import { currentSubscriptionOf, loadSubscriptionState } from './load-subscription-state';
 import { planPriceId } from './plan-prices';
-import { billingUnavailable, requirePlan } from './subscription-rules';
+import { billingUnavailable, requirePlan, retireCheckout } from './subscription-rules';
 import type { PurchaseDeps } from './purchase-deps';
 
 export type SubscriptionCheckoutResult =
@@ -51,7 +51,7 @@ export async function createSubscriptionCheckout(deps: PurchaseDeps, request: { 
       }
       if (holder.state === 'open' || now - holder.createdAt.getTime() > STALE_CREATING_MS) {
         // Expired, about to, or left by a crash mid-creation: retire it and release the trial it claimed.
-        await retireCheckout(deps, holder.id);
+        await deps.prisma.$transaction((tx) => retireCheckout(tx, holder.id));
         continue;
       }
       if (holder.plan !== plan.key) throw new AppError('checkout_pending', `A checkout for ${holder.plan} is being created.`);
@@ -62,14 +62,6 @@ export async function createSubscriptionCheckout(deps: PurchaseDeps, request: { 
     const created = await claimSlotAndCreate(deps, request.agentId, plan, slot, request.contactEmail);
     if (created) return created;
   }
-}
-
-/** Ends an unfinished checkout of ours and releases its trial claim if the trial never started. */
-export async function retireCheckout(deps: Pick<PurchaseDeps, 'prisma'>, checkoutId: string): Promise<void> {
-  await deps.prisma.$transaction([
-    deps.prisma.subscriptionCheckout.updateMany({ where: { id: checkoutId, state: { in: ['creating', 'open'] } }, data: { state: 'expired', openSlot: null } }),
-    deps.prisma.trialUse.deleteMany({ where: { checkoutId, startedAt: null } }),
-  ]);
 }
 
 async function claimSlotAndCreate(deps: PurchaseDeps, agentId: number, plan: PlanConfig, slot: string, email: string): Promise<SubscriptionCheckoutResult | undefined> {

@@ -6,6 +6,7 @@ import { DAY_MS } from '../clock';
 import type { SubscriptionEvent } from '../domain/subscription-events';
 import { planOfPrice } from './plan-prices';
 import { insertPaymentEvent, type PaymentEventSource } from './record-payment-event';
+import { retireCheckout } from './subscription-rules';
 
 const OUTBOX = busTables('billing').outbox;
 const ts = (date: Date | null | undefined) => (date ? timestampFromDate(date) : undefined);
@@ -37,10 +38,7 @@ export async function recordSubscriptionEvent(
 
   if (meaning.kind === 'checkout_expired') {
     const checkout = await tx.subscriptionCheckout.findUnique({ where: { providerSessionId: meaning.checkoutSessionId } });
-    if (checkout) {
-      await tx.subscriptionCheckout.updateMany({ where: { id: checkout.id, state: { in: ['creating', 'open'] } }, data: { state: 'expired', openSlot: null } });
-      await tx.trialUse.deleteMany({ where: { checkoutId: checkout.id, startedAt: null } });
-    }
+    if (checkout) await retireCheckout(tx, checkout.id);
   }
   if (meaning.kind === 'trial_will_end') {
     logger.info({ agentId: meaning.agentId, subscriptionId: meaning.subscriptionId, trialEnd: meaning.trialEnd?.toISOString() }, 'subscription trial ends in about three days');

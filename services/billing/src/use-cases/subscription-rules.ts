@@ -1,5 +1,6 @@
 import { AppError } from '@cardlens/errors';
 import { findPlan, type PlanConfig, type Pricing } from '../domain/pricing';
+import type { Prisma } from '../db';
 import { PaymentProviderError } from '../payments/provider';
 
 // What the subscription use cases (checkout, portal, change-plan, cancel) answer alike.
@@ -19,4 +20,14 @@ export function billingUnavailable(error: unknown): never {
     throw new AppError('billing_unavailable', 'The payment provider is unavailable; nothing was started or charged. Retry later.', { cause: error });
   }
   throw error;
+}
+
+/**
+ * Ends an unfinished subscription checkout of ours (expired, about to, or left by a crash) and releases the
+ * trial it claimed if the trial never started. Used when a new checkout replaces it and on the provider's
+ * checkout.session.expired.
+ */
+export async function retireCheckout(tx: Prisma.TransactionClient, checkoutId: string): Promise<void> {
+  await tx.subscriptionCheckout.updateMany({ where: { id: checkoutId, state: { in: ['creating', 'open'] } }, data: { state: 'expired', openSlot: null } });
+  await tx.trialUse.deleteMany({ where: { checkoutId, startedAt: null } });
 }
