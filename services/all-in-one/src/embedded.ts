@@ -7,6 +7,8 @@ import { loadBillingConfig } from '../../billing/src/config';
 import { startBillingService } from '../../billing/src/service';
 import { loadGatewayConfig } from '../../gateway/src/config';
 import { listenGateway, startGateway } from '../../gateway/src/service';
+import { loadGradingConfig } from '../../grading/src/config';
+import { startGradingService } from '../../grading/src/service';
 import { loadScansConfig } from '../../scans/src/config';
 import { startScansService } from '../../scans/src/service';
 import { Worker } from 'node:worker_threads';
@@ -16,7 +18,9 @@ import { startValuationService } from '../../valuation/src/service';
 export interface Embedded {
   baseUrl: string;
   bus: Bus;
-  ports: { gateway: number; accounts: number; billing: number; inference: number; valuation: number; scans: number };
+  ports: { gateway: number; accounts: number; billing: number; inference: number; valuation: number; scans: number; grading: number };
+  /** The grading service's temporary photo area (emptied as each grade's analysis ends). */
+  gradingTempDir: string;
   stop(): Promise<void>;
 }
 
@@ -34,6 +38,8 @@ export async function startEmbedded(options: {
   redisUrl?: string;
   /** The message bus; absent = the in-process bus. Started here, once every service has subscribed. */
   bus?: Bus;
+  /** Where grading reaches inference; absent = the inference thread. Fault-injection tests put a proxy here. */
+  gradingInferenceAddress?: string;
 }): Promise<Embedded> {
   const { database, env, logger } = options;
   const bus = options.bus ?? new InProcessBus({ logger: logger.child({ component: 'bus' }) });
@@ -89,6 +95,19 @@ export async function startEmbedded(options: {
     bus,
     logger: logger.child({ component: 'scans' }),
   });
+  // Commercial grading (POST /v1/grades): its in-flight lock lives in this process unless a Redis is handed in.
+  const grading = await startGradingService({
+    config: loadGradingConfig({
+      GRADING_GRPC_PORT: '0',
+      ...env,
+      GRADING_GRPC_HOST: loopback,
+      BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}`,
+      INFERENCE_GRPC_ADDRESS: options.gradingInferenceAddress ?? `${loopback}:${inference.grpcPort}`,
+      REDIS_URL: options.redisUrl,
+    }),
+    database,
+    logger: logger.child({ component: 'grading' }),
+  });
   await bus.start();
   const gateway = await startGateway({
     listener,
@@ -97,6 +116,7 @@ export async function startEmbedded(options: {
       ACCOUNTS_GRPC_ADDRESS: `${loopback}:${accounts.grpcPort}`,
       BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}`,
       SCANS_GRPC_ADDRESS: `${loopback}:${scans.grpcPort}`,
+      GRADING_GRPC_ADDRESS: `${loopback}:${grading.grpcPort}`,
       // Embedded default: limits live in this process's memory unless a Redis is handed in.
       REDIS_URL: options.redisUrl,
     }),
@@ -105,9 +125,11 @@ export async function startEmbedded(options: {
   return {
     baseUrl: gateway.baseUrl,
     bus,
-    ports: { gateway: gateway.port, accounts: accounts.grpcPort, billing: billing.grpcPort, inference: inference.grpcPort, valuation: valuation.grpcPort, scans: scans.grpcPort },
+    ports: { gateway: gateway.port, accounts: accounts.grpcPort, billing: billing.grpcPort, inference: inference.grpcPort, valuation: valuation.grpcPort, scans: scans.grpcPort, grading: grading.grpcPort },
+    gradingTempDir: grading.tempDir,
     stop: async () => {
       await gateway.stop();
+      await grading.stop();
       await scans.stop();
       await accounts.stop();
       await valuation.stop();

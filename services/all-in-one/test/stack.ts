@@ -47,6 +47,10 @@ export interface Stack {
   infraEnv: Record<string, string>;
   /** The services' loopback gRPC ports (the gateway's HTTP port too). */
   ports: Embedded['ports'];
+  /** The grading service's temporary photo area. */
+  gradingTempDir: string;
+  /** The stack's database (the e2e tests read ledgers and counters from it). */
+  database: Database;
   /** Calls the API and checks the response (status, content type, body, headers) against the OpenAPI document. */
   call(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
   stop(): Promise<void>;
@@ -57,7 +61,7 @@ export interface Stack {
  * - embedded: an in-memory PGlite and in-memory rate limits (the `npm start` defaults);
  * - infra: a fresh database on the real Postgres, rate limits on the real Redis and the real Kafka broker (CI).
  */
-export async function startStack(mode: StackMode, env: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(mode: StackMode, env: Record<string, string> = {}, options: { gradingInferenceAddress?: string } = {}): Promise<Stack> {
   let testDb: TestDatabase | undefined;
   let database: Database;
   let redisPrefix: string | undefined;
@@ -78,10 +82,11 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
     embedded = await startEmbedded({
       database,
       // A few hundred catalog cards, every one with sample sales: the full catalog takes ~25 s to load.
-      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', CATALOG_DIR: TEST_CATALOG_DIR, SAMPLE_SALES_SHARE: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix } : {}), ...env },
+      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', CATALOG_DIR: TEST_CATALOG_DIR, SAMPLE_SALES_SHARE: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix, GRADE_LOCK_KEY_PREFIX: redisPrefix } : {}), ...env },
       logger,
       ...(mode === 'infra' ? { redisUrl: infraUrls().redisUrl } : {}),
       ...(bus ? { bus } : {}),
+      ...(options.gradingInferenceAddress ? { gradingInferenceAddress: options.gradingInferenceAddress } : {}),
     });
   } catch (error) {
     await database.close();
@@ -95,6 +100,8 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
     bus: embedded.bus,
     infraEnv: testDb && topicPrefix ? { DATABASE_URL: testDb.url, KAFKA_BROKERS: infraUrls().kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: topicPrefix } : {},
     ports: embedded.ports,
+    gradingTempDir: embedded.gradingTempDir,
+    database,
     async call(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.ip) headers['X-Forwarded-For'] = options.ip;

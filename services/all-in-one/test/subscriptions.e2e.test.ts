@@ -78,8 +78,8 @@ function subscriptionSuite(mode: StackMode) {
   const grade = async (agentId: number, outcome: 'commit' | 'refund' = 'commit'): Promise<string> => {
     try {
       const r = await callUnary(billing, 'reserveGrade', { agentId, gradeId: gradeIds++ }, { deadlineMs: 5000 });
-      if (outcome === 'commit') await callUnary(billing, 'commitGrade', { agentId, reservationId: r.reservationId }, { deadlineMs: 5000 });
-      else await callUnary(billing, 'refundGrade', { agentId, reservationId: r.reservationId, reason: 'grader_unavailable' }, { deadlineMs: 5000 });
+      if (outcome === 'commit') await callUnary(billing, 'commitGrade', { agentId, reservationId: r.reservationId, gradeId: 0 }, { deadlineMs: 5000 });
+      else await callUnary(billing, 'refundGrade', { agentId, reservationId: r.reservationId, gradeId: 0, reason: 'grader_unavailable' }, { deadlineMs: 5000 });
       return r.billingSource === 1 ? 'trial' : 'allowance';
     } catch (error) {
       if (isAppError(error)) return error.code;

@@ -8,6 +8,7 @@ import { agentRoutes } from './routes/agents';
 import { pricingRoutes } from './routes/pricing';
 import { purchaseRoutes, webhookRoutes } from './routes/purchases';
 import { docsRoutes } from './routes/docs';
+import { gradeRoutes } from './routes/grades';
 import type { ImageFetchSettings } from './routes/scans';
 import { scanRoutes } from './routes/scans';
 import { subscriptionRoutes } from './routes/subscriptions';
@@ -18,7 +19,7 @@ export interface AppDeps {
   baseUrl: string;
   trustProxyHops: number;
   logger: Logger;
-  /** Image URL intake of POST /v1/scans. */
+  /** Image URL intake of POST /v1/scans and POST /v1/grades. */
   images: ImageFetchSettings;
 }
 
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(docsRoutes({ baseUrl: deps.baseUrl, limiters: deps.limiters, readiness: () => deps.downstream.readiness() }));
   app.use(agentRoutes(deps));
   app.use(scanRoutes(deps));
+  app.use(gradeRoutes(deps));
   app.use(pricingRoutes(deps));
   app.use(purchaseRoutes(deps));
   // After the JSON parser (checkout and change-plan take JSON); the sandbox portal's forms parse their own bodies.

@@ -8,6 +8,7 @@ export const gatewayConfigSchema = z.object({
   ACCOUNTS_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'),
   BILLING_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
   SCANS_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
+  GRADING_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
   /** Redis for rate limits; absent = in-memory limits (embedded mode, single process only). */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   /** Express "trust proxy": number of proxy hops in front of the gateway (0 = use the socket address). */
@@ -22,6 +23,11 @@ export const gatewayConfigSchema = z.object({
   GRPC_DEADLINE_MS: env.positiveInt(5000),
   /** Deadline of CreateScan: it waits for the enqueue and for a concurrent request with the same Idempotency-Key. */
   SCAN_CREATE_DEADLINE_MS: env.positiveInt(30000),
+  /**
+   * Deadline of GradeCard: the grade's own 60 s budget plus transfer. When it passes the client gets a 503, and the
+   * grade still finishes and is committed or refunded by the grading service.
+   */
+  GRADE_DEADLINE_MS: env.positiveInt(63000),
   /** Total time budget for downloading one scan image URL (resolution, connection, redirects and body). */
   IMAGE_FETCH_TIMEOUT_MS: env.positiveInt(10000),
   /**

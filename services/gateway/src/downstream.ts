@@ -1,4 +1,4 @@
-import { accountsV1, billingSandboxV1, billingV1, commonV1, dateFromTimestamp, isoOrNull, scansV1 } from '@cardlens/contracts';
+import { accountsV1, billingSandboxV1, billingV1, commonV1, dateFromTimestamp, gradingV1, isoOrNull, scansV1 } from '@cardlens/contracts';
 import { callUnary, createClient } from '@cardlens/grpc-kit';
 
 /** The gateway's view of the services behind it: one function per use case it calls, over gRPC. */
@@ -80,16 +80,20 @@ export interface DownstreamOptions {
   accountsAddress: string;
   billingAddress: string;
   scansAddress: string;
+  gradingAddress: string;
   /** Deadline of ordinary calls. */
   deadlineMs: number;
   /** Deadline of CreateScan (it waits for the enqueue and for a concurrent duplicate of the same key). */
   scanCreateDeadlineMs: number;
+  /** Deadline of GradeCard (the grade's 60 s budget and a margin). */
+  gradeDeadlineMs: number;
 }
 
 export function createDownstream(options: DownstreamOptions) {
   const accounts = createClient(accountsV1.AccountsServiceClient, options.accountsAddress);
   const billing = createClient(billingV1.BillingServiceClient, options.billingAddress);
   const scans = createClient(scansV1.ScansServiceClient, options.scansAddress);
+  const grading = createClient(gradingV1.GradingServiceClient, options.gradingAddress);
   const deadline = { deadlineMs: options.deadlineMs };
   const scanCreateDeadline = { deadlineMs: options.scanCreateDeadlineMs };
   // Purchases wait on the payment provider (its own timeout is 10 s, with retries).
@@ -210,6 +214,18 @@ export function createDownstream(options: DownstreamOptions) {
       return png;
     },
 
+    /** POST /v1/grades: one synchronous commercial grade (or the replay of a completed one). */
+    async gradeCard(request: { agentId: number; idempotencyKey: string; front: Uint8Array; back: Uint8Array }): Promise<gradingV1.GradeCardResponse> {
+      const response = await callUnary(grading, 'gradeCard', { ...request, front: Buffer.from(request.front), back: Buffer.from(request.back) }, { deadlineMs: options.gradeDeadlineMs });
+      return response;
+    },
+
+    /** One of the agent's commercial grades; grade_not_found for an unknown id or another agent's grade. */
+    async getGrade(agentId: number, gradeId: number): Promise<gradingV1.CommercialGrade | undefined> {
+      const { grade } = await callUnary(grading, 'getGrade', { agentId, gradeId }, deadline);
+      return grade;
+    },
+
     /** POST /v1/credits/purchase: a hosted checkout (or, with a token, an inline payment). */
     async createCreditPurchase(request: { agentId: number; pack: string; sharedPaymentToken?: string }) {
       const { result } = await callUnary(billing, 'createCreditPurchase', request, purchaseDeadline);
@@ -254,11 +270,11 @@ export function createDownstream(options: DownstreamOptions) {
     },
 
     /** Whether each gRPC channel connects within the deadline (for /readyz). */
-    async readiness(deadlineMs = 1000): Promise<Record<'accounts' | 'billing' | 'scans', 'ok' | 'fail'>> {
+    async readiness(deadlineMs = 1000): Promise<Record<'accounts' | 'billing' | 'scans' | 'grading', 'ok' | 'fail'>> {
       const check = (client: { waitForReady(deadline: Date, cb: (error?: Error) => void): void }) =>
         new Promise<'ok' | 'fail'>((resolve) => client.waitForReady(new Date(Date.now() + deadlineMs), (error) => resolve(error ? 'fail' : 'ok')));
-      const [accountsCheck, billingCheck, scansCheck] = await Promise.all([check(accounts), check(billing), check(scans)]);
-      return { accounts: accountsCheck, billing: billingCheck, scans: scansCheck };
+      const [accountsCheck, billingCheck, scansCheck, gradingCheck] = await Promise.all([check(accounts), check(billing), check(scans), check(grading)]);
+      return { accounts: accountsCheck, billing: billingCheck, scans: scansCheck, grading: gradingCheck };
     },
 
     close(): void {
@@ -266,6 +282,7 @@ export function createDownstream(options: DownstreamOptions) {
       billing.close();
       sandbox.close();
       scans.close();
+      grading.close();
     },
   };
 }

@@ -55,8 +55,10 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
     accountsAddress: config.ACCOUNTS_GRPC_ADDRESS,
     billingAddress: config.BILLING_GRPC_ADDRESS,
     scansAddress: config.SCANS_GRPC_ADDRESS,
+    gradingAddress: config.GRADING_GRPC_ADDRESS,
     deadlineMs: config.GRPC_DEADLINE_MS,
     scanCreateDeadlineMs: config.SCAN_CREATE_DEADLINE_MS,
+    gradeDeadlineMs: config.GRADE_DEADLINE_MS,
   });
 
   // The base URL is only known after listen() when the port is 0 (tests, embedded mode).

@@ -10,7 +10,7 @@ import { cancelSubscription } from '../use-cases/cancel-subscription';
 import { changePlan } from '../use-cases/change-plan';
 import { createPortalSession } from '../use-cases/create-portal-session';
 import { createSubscriptionCheckout } from '../use-cases/create-subscription-checkout';
-import { commitGrade, refundGrade, reserveGrade } from '../use-cases/grade-allowance';
+import { commitGrade, refundGrade, reserveGrade, type ReservationRef } from '../use-cases/grade-allowance';
 import { getSubscription, type SubscriptionStatus, type SubscriptionView } from '../use-cases/get-subscription';
 import { grantTrialCredits } from '../use-cases/grant-trial-credits';
 import { refundCredits } from '../use-cases/refund-credits';
@@ -175,12 +175,19 @@ export function billingGrpcService(deps: BillingGrpcDeps): GrpcService {
       };
     }),
     commitGrade: unaryHandler<billingV1.CommitGradeRequest, billingV1.CommitGradeResponse>(async (request) => {
-      await commitGrade(deps, { agentId: request.agentId, reservationId: BigInt(request.reservationId) });
+      await commitGrade(deps, { agentId: request.agentId, ...reservationRef(request) });
       return {};
     }),
     refundGrade: unaryHandler<billingV1.RefundGradeRequest, billingV1.RefundGradeResponse>(async (request) =>
-      refundGrade(deps, { agentId: request.agentId, reservationId: BigInt(request.reservationId), reason: request.reason }),
+      refundGrade(deps, { agentId: request.agentId, ...reservationRef(request), reason: request.reason }),
     ),
   };
   return { definition: billingV1.BillingServiceService, implementation };
+}
+
+/** CommitGrade / RefundGrade name the reservation by its id, or (reservation_id 0) by the grade id. */
+function reservationRef(request: { reservationId: number; gradeId: number }): ReservationRef {
+  if (request.reservationId > 0) return { reservationId: BigInt(request.reservationId) };
+  if (request.gradeId > 0) return { gradeId: BigInt(request.gradeId) };
+  throw new AppError('invalid_body', 'Name the reservation by reservation_id or grade_id.');
 }

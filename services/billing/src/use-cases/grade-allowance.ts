@@ -69,9 +69,10 @@ export async function reserveGrade(deps: GradeAllowanceDeps, request: { agentId:
 }
 
 /** The grade completed: the reservation becomes a use of its period. Idempotent; a refunded grade stays refunded. */
-export async function commitGrade(deps: GradeAllowanceDeps, request: { agentId: number; reservationId: bigint }): Promise<void> {
+export async function commitGrade(deps: GradeAllowanceDeps, request: { agentId: number } & ReservationRef): Promise<void> {
   await deps.prisma.$transaction(async (tx) => {
     const reservation = await ownedReservation(tx, request);
+    if (!reservation) throw new AppError('not_found', 'No such grade reservation for this account.');
     if (reservation.state === 'committed') return;
     if (reservation.state === 'refunded') throw new AppError('grade_refunded', 'The grade was refunded; it cannot be completed.');
     const { count } = await tx.gradeReservation.updateMany({ where: { id: reservation.id, state: 'reserved' }, data: { state: 'committed', settledAt: deps.clock.now() } });
@@ -85,9 +86,14 @@ export async function commitGrade(deps: GradeAllowanceDeps, request: { agentId: 
  * The grade failed: its grade goes back to the period it was taken from (even if a new period has begun since).
  * Idempotent: a second refund returns the same count and changes nothing.
  */
-export async function refundGrade(deps: GradeAllowanceDeps, request: { agentId: number; reservationId: bigint; reason: string }): Promise<{ gradesRefunded: number }> {
+export async function refundGrade(deps: GradeAllowanceDeps, request: { agentId: number; reason: string } & ReservationRef): Promise<{ gradesRefunded: number }> {
   return deps.prisma.$transaction(async (tx) => {
     const reservation = await ownedReservation(tx, request);
+    // Named by grade id and never reserved (the grade's ReserveGrade did not take effect): nothing to return.
+    if (!reservation) {
+      if ('gradeId' in request) return { gradesRefunded: 0 };
+      throw new AppError('not_found', 'No such grade reservation for this account.');
+    }
     const refunded = reservation.allowanceId !== null ? 1 : 0;
     if (reservation.state === 'refunded') return { gradesRefunded: refunded };
     const from = reservation.state;
@@ -103,10 +109,16 @@ export async function refundGrade(deps: GradeAllowanceDeps, request: { agentId: 
   });
 }
 
-async function ownedReservation(tx: Parameters<Parameters<PrismaClient['$transaction']>[0]>[0], request: { agentId: number; reservationId: bigint }) {
-  // Row lock: a commit and a refund of the same grade at once settle it once.
-  await tx.$queryRaw`SELECT "id" FROM "billing"."grade_reservations" WHERE "id" = ${request.reservationId} FOR UPDATE`;
-  const reservation = await tx.gradeReservation.findUnique({ where: { id: request.reservationId } });
-  if (!reservation || reservation.agentId !== request.agentId) throw new AppError('not_found', 'No such grade reservation for this account.');
+/** A reservation by its own id, or by the grade id it was made for (grading settles by grade id). */
+export type ReservationRef = { reservationId: bigint } | { gradeId: bigint };
+
+/** The account's reservation, row-locked so a commit and a refund of the same grade at once settle it once. */
+async function ownedReservation(tx: Parameters<Parameters<PrismaClient['$transaction']>[0]>[0], request: { agentId: number } & ReservationRef) {
+  const locked = 'reservationId' in request
+    ? await tx.$queryRaw<{ id: bigint }[]>`SELECT "id" FROM "billing"."grade_reservations" WHERE "id" = ${request.reservationId} FOR UPDATE`
+    : await tx.$queryRaw<{ id: bigint }[]>`SELECT "id" FROM "billing"."grade_reservations" WHERE "grade_id" = ${request.gradeId} FOR UPDATE`;
+  const id = locked[0]?.id;
+  const reservation = id === undefined ? null : await tx.gradeReservation.findUnique({ where: { id } });
+  if (reservation && reservation.agentId !== request.agentId) throw new AppError('not_found', 'No such grade reservation for this account.');
   return reservation;
 }

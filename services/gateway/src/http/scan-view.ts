@@ -150,7 +150,7 @@ export type ScanResultView = ScanInFlightView | ScanFailedView | ScanCompletedVi
 
 const clamp = (value: number, min: number, max: number): number => (Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : min);
 /** Grades and sub-grades (OpenAPI Score, 1-10). */
-const score = (value: number): number => clamp(value, 1, 10);
+export const score = (value: number): number => clamp(value, 1, 10);
 /** Confidences (0-1). */
 const unit = (value: number): number => clamp(value, 0, 1);
 const percent = (value: number): number => Math.round(clamp(value, 0, 100));
@@ -295,7 +295,7 @@ export function centeringRatio(ratios: commonV1.CenteringRatios | undefined): Ce
   };
 }
 
-const subGrades = (grades: commonV1.SubGrades | commonV1.SideSubGrades | undefined): SubGradesView => ({
+export const presentSubGrades = (grades: commonV1.SubGrades | commonV1.SideSubGrades | undefined): SubGradesView => ({
   centering: score(grades?.centering ?? 0),
   corners: score(grades?.corners ?? 0),
   edges: score(grades?.edges ?? 0),
@@ -316,13 +316,18 @@ function reasonOf(grading: commonV1.Grading, item: string): string {
   return item.startsWith('back_') && grading.back === undefined ? 'the back was not photographed' : 'the photo could not support this measurement';
 }
 
+/** The aspects the engine could not assess, each with its reason. */
+export function presentNotAssessed(grading: commonV1.Grading): { notAssessed: string[]; notAssessedReasons: { item: string; reason: string }[] } {
+  const notAssessed = [...new Set(grading.notAssessed)].filter((item) => NOT_ASSESSED_ITEMS.has(item));
+  return { notAssessed, notAssessedReasons: notAssessed.map((item) => ({ item, reason: reasonOf(grading, item) })) };
+}
+
 function presentGrading(scanId: number, grading: commonV1.Grading): ScanGradingView {
   const predicted = grading.predictedGrade;
-  const notAssessed = [...new Set(grading.notAssessed)].filter((item) => NOT_ASSESSED_ITEMS.has(item));
   return {
     grade: score(grading.grade),
     predictedGrade: predicted !== undefined && Number.isFinite(predicted) ? score(predicted) : null,
-    subGrades: subGrades(grading.subGrades),
+    subGrades: presentSubGrades(grading.subGrades),
     summary: grading.summary,
     justification: grading.justification,
     centering: {
@@ -337,12 +342,11 @@ function presentGrading(scanId: number, grading: commonV1.Grading): ScanGradingV
       severity: severityName(defect.severity),
       description: defect.description,
     })),
-    notAssessed,
-    notAssessedReasons: notAssessed.map((item) => ({ item, reason: reasonOf(grading, item) })),
+    ...presentNotAssessed(grading),
     frontBack: {
       // Without per-side detail for the front, the overall sub-grades are the front's (they rest on it).
-      front: subGrades(grading.front ?? grading.subGrades),
-      back: grading.back ? subGrades(grading.back) : null,
+      front: presentSubGrades(grading.front ?? grading.subGrades),
+      back: grading.back ? presentSubGrades(grading.back) : null,
     },
     links: { overlay: `${scanPath(scanId)}/overlay` },
   };

@@ -1,37 +1,15 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
-import multer from 'multer';
-import { SCAN_IMAGE_LIMITS, type commonV1 } from '@cardlens/contracts';
+import { Router, type Request, type Response } from 'express';
+import type { commonV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import type { Downstream } from '../downstream';
 import { authenticate, authOf, sendAuthenticated } from '../http/authenticated';
 import { methodNotAllowed } from '../http/request';
 import type { RateLimiters } from '../http/rate-limits';
-import { parseIdempotencyKey, parseModules, parseScanId, requestFingerprint, type FingerprintImage } from '../http/scan-request';
+import { imageContent, imageIntake, multipartParts, type ImageFetchSettings, type ImageSource } from '../http/image-intake';
+import { parseIdempotencyKey, parseModules, parseScanId, requestFingerprint } from '../http/scan-request';
 import { presentScan, presentScanAccepted } from '../http/scan-view';
-import { fetchImage } from '../images/fetch-image';
-import { describeBytes, validateImageBytes } from '../images/validate-image';
 
-export interface ImageFetchSettings {
-  /** Time budget for downloading one image URL. */
-  fetchTimeoutMs: number;
-  /** TEST-ONLY: let image URLs resolve to loopback addresses. */
-  allowLoopback: boolean;
-}
-
-/** Per image, uploaded or fetched (the API's 15 MB). */
-const MAX_IMAGE_BYTES = SCAN_IMAGE_LIMITS.maxBytes;
-
-const MULTIPART_LIMITS = {
-  fileSize: MAX_IMAGE_BYTES,
-  files: 2,
-  fields: 4,
-  fieldSize: 4 * 1024,
-  parts: 6,
-  fieldNameSize: 100,
-};
-
-/** A scan image as the request gave it, with the name of the field it came in (for error details). */
-type ImageSource = FingerprintImage & { field: string };
+export type { ImageFetchSettings } from '../http/image-intake';
 
 interface ScanInput {
   modules: unknown;
@@ -46,41 +24,11 @@ interface ScanInput {
 export function scanRoutes(deps: { downstream: Downstream; limiters: RateLimiters; images: ImageFetchSettings }): Router {
   const { downstream, limiters, images } = deps;
   const router = Router();
-  const upload = multer({ storage: multer.memoryStorage(), limits: MULTIPART_LIMITS }).fields([
-    { name: 'front', maxCount: 1 },
-    { name: 'back', maxCount: 1 },
-  ]);
-
-  /** Reads the body by content type: JSON is already parsed (app.ts); multipart goes through multer here. */
-  const readBody = (req: Request, res: Response, next: NextFunction): void => {
-    if (req.is('multipart/form-data')) {
-      upload(req, res, (error?: unknown) => next(error === undefined ? undefined : multipartError(error)));
-      return;
-    }
-    if (req.is('application/json')) {
-      next();
-      return;
-    }
-    next(new AppError('unsupported_media_type', 'Send the scan request as application/json (image URLs) or multipart/form-data (image files).'));
-  };
-
-  const loadImage = async (source: ImageSource): Promise<Uint8Array> => {
-    try {
-      const bytes = 'url' in source
-        ? await fetchImage(source.url, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: images.fetchTimeoutMs, allowLoopbackForTests: images.allowLoopback })
-        : source.content;
-      await validateImageBytes(bytes, SCAN_IMAGE_LIMITS);
-      return bytes;
-    } catch (error) {
-      // Name the field; the detail of the intake errors never contains the URL or any image data.
-      if (error instanceof AppError) throw new AppError(error.code, `${source.field}: ${error.detail}`, { extras: error.extras, cause: error.cause });
-      throw error;
-    }
-  };
+  const intake = imageIntake(images, 'application/json (image URLs)');
 
   router
     .route('/v1/scans')
-    .post(authenticate(downstream, limiters), readBody, async (req: Request, res: Response) => {
+    .post(authenticate(downstream, limiters), intake.readBody, async (req: Request, res: Response) => {
       const { agent } = authOf(res);
       const input = req.is('multipart/form-data') ? multipartInput(req) : jsonInput(req.body);
       const modules = parseModules(input.modules);
@@ -96,16 +44,12 @@ export function scanRoutes(deps: { downstream: Downstream; limiters: RateLimiter
         }
       }
 
-      // Both images load concurrently; the front's error is reported first whatever finishes first.
-      const [front, back] = await Promise.allSettled([loadImage(input.front), input.back ? loadImage(input.back) : Promise.resolve(undefined)]);
-      if (front.status === 'rejected') throw front.reason;
-      if (back.status === 'rejected') throw back.reason;
-
+      const { front, back } = await intake.loadPair(input.front, input.back);
       const created = await downstream.createScan({
         agentId: agent.agentId,
         modules,
-        front: imageInput(front.value),
-        back: back.value === undefined ? undefined : imageInput(back.value),
+        front: imageInput(front),
+        back: back === undefined ? undefined : imageInput(back),
         idempotencyKey,
         requestFingerprint: fingerprint,
       });
@@ -139,8 +83,7 @@ export function scanRoutes(deps: { downstream: Downstream; limiters: RateLimiter
 }
 
 function imageInput(bytes: Uint8Array): commonV1.ImageInput {
-  const content = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { source: { $case: 'content', value: content } };
+  return { source: { $case: 'content', value: imageContent(bytes) } };
 }
 
 /** JSON form: `frontImageUrl` (required), `backImageUrl` (optional), `modules`; other members are ignored. */
@@ -165,37 +108,11 @@ function jsonInput(body: unknown): ScanInput {
 
 /** Multipart form: files `front` (required) and `back` (optional), text field `modules`. */
 function multipartInput(req: Request): ScanInput {
-  const files = (req.files ?? {}) as Record<string, Express.Multer.File[] | undefined>;
-  const front = files.front?.[0];
-  const back = files.back?.[0];
+  const { front, back, fields } = multipartParts(req);
   if (!front) throw new AppError('missing_front_image', 'The front image file is required: send it in the multipart file field "front".');
-  const body = (req.body ?? {}) as Record<string, unknown>;
   return {
-    modules: body.modules,
+    modules: fields.modules,
     front: { content: front.buffer, field: 'front' },
     back: back ? { content: back.buffer, field: 'back' } : undefined,
   };
-}
-
-/** multer's failures as API errors: an oversized file is image_too_large, anything else invalid_body. */
-function multipartError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
-  if (error instanceof multer.MulterError) {
-    const field = error.field !== undefined ? JSON.stringify(error.field.slice(0, 100)) : undefined;
-    switch (error.code) {
-      case 'LIMIT_FILE_SIZE':
-        return new AppError('image_too_large', `${error.field ?? 'image'}: image is larger than ${describeBytes(MAX_IMAGE_BYTES)}`, { cause: error });
-      case 'LIMIT_UNEXPECTED_FILE':
-        return new AppError('invalid_body', `Unexpected file field ${field ?? ''}: send one file "front" and at most one file "back".`, { cause: error });
-      case 'LIMIT_FILE_COUNT':
-      case 'LIMIT_PART_COUNT':
-      case 'LIMIT_FIELD_COUNT':
-        return new AppError('invalid_body', 'Too many parts: send the files "front" and optionally "back" and the field "modules".', { cause: error });
-      case 'LIMIT_FIELD_VALUE':
-        return new AppError('invalid_body', `Form field ${field ?? ''} is longer than 4 KB.`, { cause: error });
-      default:
-        return new AppError('invalid_body', `The multipart body was rejected: ${error.message}.`, { cause: error });
-    }
-  }
-  return new AppError('invalid_body', 'The multipart body is malformed or incomplete.', { cause: error });
 }

@@ -484,7 +484,10 @@ export interface ReserveGradeResponse {
 
 export interface CommitGradeRequest {
   agentId: number;
+  /** The reservation, or 0 to name it by grade_id. */
   reservationId: number;
+  /** The grading.v1 grade id the reservation was made for (used when reservation_id is 0). */
+  gradeId: number;
 }
 
 export interface CommitGradeResponse {
@@ -492,9 +495,15 @@ export interface CommitGradeResponse {
 
 export interface RefundGradeRequest {
   agentId: number;
+  /** The reservation, or 0 to name it by grade_id. */
   reservationId: number;
   /** Why, e.g. `grader_unavailable`. */
   reason: string;
+  /**
+   * The grading.v1 grade id the reservation was made for (used when reservation_id is 0). A grade with no
+   * reservation (its ReserveGrade never took effect) refunds nothing: grades_refunded 0, no error.
+   */
+  gradeId: number;
 }
 
 export interface RefundGradeResponse {
@@ -4958,7 +4967,7 @@ export const ReserveGradeResponse: MessageFns<ReserveGradeResponse> = {
 };
 
 function createBaseCommitGradeRequest(): CommitGradeRequest {
-  return { agentId: 0, reservationId: 0 };
+  return { agentId: 0, reservationId: 0, gradeId: 0 };
 }
 
 export const CommitGradeRequest: MessageFns<CommitGradeRequest> = {
@@ -4968,6 +4977,9 @@ export const CommitGradeRequest: MessageFns<CommitGradeRequest> = {
     }
     if (message.reservationId !== 0) {
       writer.uint32(16).int64(message.reservationId);
+    }
+    if (message.gradeId !== 0) {
+      writer.uint32(24).int64(message.gradeId);
     }
     return writer;
   },
@@ -5001,6 +5013,14 @@ export const CommitGradeRequest: MessageFns<CommitGradeRequest> = {
             message.reservationId = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.gradeId = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5025,6 +5045,11 @@ export const CommitGradeRequest: MessageFns<CommitGradeRequest> = {
         : isSet(object.reservation_id)
         ? globalThis.Number(object.reservation_id)
         : 0,
+      gradeId: isSet(object.gradeId)
+        ? globalThis.Number(object.gradeId)
+        : isSet(object.grade_id)
+        ? globalThis.Number(object.grade_id)
+        : 0,
     };
   },
 
@@ -5036,6 +5061,9 @@ export const CommitGradeRequest: MessageFns<CommitGradeRequest> = {
     if (message.reservationId !== 0) {
       obj.reservationId = Math.round(message.reservationId);
     }
+    if (message.gradeId !== 0) {
+      obj.gradeId = Math.round(message.gradeId);
+    }
     return obj;
   },
 
@@ -5046,6 +5074,7 @@ export const CommitGradeRequest: MessageFns<CommitGradeRequest> = {
     const message = createBaseCommitGradeRequest();
     message.agentId = object.agentId ?? 0;
     message.reservationId = object.reservationId ?? 0;
+    message.gradeId = object.gradeId ?? 0;
     return message;
   },
 };
@@ -5103,7 +5132,7 @@ export const CommitGradeResponse: MessageFns<CommitGradeResponse> = {
 };
 
 function createBaseRefundGradeRequest(): RefundGradeRequest {
-  return { agentId: 0, reservationId: 0, reason: "" };
+  return { agentId: 0, reservationId: 0, reason: "", gradeId: 0 };
 }
 
 export const RefundGradeRequest: MessageFns<RefundGradeRequest> = {
@@ -5116,6 +5145,9 @@ export const RefundGradeRequest: MessageFns<RefundGradeRequest> = {
     }
     if (message.reason !== "") {
       writer.uint32(26).string(message.reason);
+    }
+    if (message.gradeId !== 0) {
+      writer.uint32(32).int64(message.gradeId);
     }
     return writer;
   },
@@ -5157,6 +5189,14 @@ export const RefundGradeRequest: MessageFns<RefundGradeRequest> = {
             message.reason = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.gradeId = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5182,6 +5222,11 @@ export const RefundGradeRequest: MessageFns<RefundGradeRequest> = {
         ? globalThis.Number(object.reservation_id)
         : 0,
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      gradeId: isSet(object.gradeId)
+        ? globalThis.Number(object.gradeId)
+        : isSet(object.grade_id)
+        ? globalThis.Number(object.grade_id)
+        : 0,
     };
   },
 
@@ -5196,6 +5241,9 @@ export const RefundGradeRequest: MessageFns<RefundGradeRequest> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.gradeId !== 0) {
+      obj.gradeId = Math.round(message.gradeId);
+    }
     return obj;
   },
 
@@ -5207,6 +5255,7 @@ export const RefundGradeRequest: MessageFns<RefundGradeRequest> = {
     message.agentId = object.agentId ?? 0;
     message.reservationId = object.reservationId ?? 0;
     message.reason = object.reason ?? "";
+    message.gradeId = object.gradeId ?? 0;
     return message;
   },
 };
@@ -5506,7 +5555,7 @@ export const BillingServiceService = {
       Buffer.from(ReserveGradeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReserveGradeResponse => ReserveGradeResponse.decode(value),
   },
-  /** Makes a reservation final (grade completed). Idempotent. */
+  /** Makes a reservation final (grade completed). Idempotent. By reservation id or by grade id. */
   commitGrade: {
     path: "/cardlens.billing.v1.BillingService/CommitGrade" as const,
     requestStream: false as const,
@@ -5516,7 +5565,10 @@ export const BillingServiceService = {
     responseSerialize: (value: CommitGradeResponse): Buffer => Buffer.from(CommitGradeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CommitGradeResponse => CommitGradeResponse.decode(value),
   },
-  /** Returns a reserved grade to the period it was taken from (grade failed). Idempotent. */
+  /**
+   * Returns a reserved grade to the period it was taken from (grade failed). Idempotent. By reservation id
+   * or by grade id (settling a grade whose ReserveGrade answer was lost).
+   */
   refundGrade: {
     path: "/cardlens.billing.v1.BillingService/RefundGrade" as const,
     requestStream: false as const,
@@ -5594,9 +5646,12 @@ export interface BillingServiceServer extends UntypedServiceImplementation {
    * grading_allowance_exhausted. Idempotent per grade_id.
    */
   reserveGrade: handleUnaryCall<ReserveGradeRequest, ReserveGradeResponse>;
-  /** Makes a reservation final (grade completed). Idempotent. */
+  /** Makes a reservation final (grade completed). Idempotent. By reservation id or by grade id. */
   commitGrade: handleUnaryCall<CommitGradeRequest, CommitGradeResponse>;
-  /** Returns a reserved grade to the period it was taken from (grade failed). Idempotent. */
+  /**
+   * Returns a reserved grade to the period it was taken from (grade failed). Idempotent. By reservation id
+   * or by grade id (settling a grade whose ReserveGrade answer was lost).
+   */
   refundGrade: handleUnaryCall<RefundGradeRequest, RefundGradeResponse>;
 }
 
@@ -5890,7 +5945,7 @@ export interface BillingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReserveGradeResponse) => void,
   ): ClientUnaryCall;
-  /** Makes a reservation final (grade completed). Idempotent. */
+  /** Makes a reservation final (grade completed). Idempotent. By reservation id or by grade id. */
   commitGrade(
     request: CommitGradeRequest,
     callback: (error: ServiceError | null, response: CommitGradeResponse) => void,
@@ -5906,7 +5961,10 @@ export interface BillingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CommitGradeResponse) => void,
   ): ClientUnaryCall;
-  /** Returns a reserved grade to the period it was taken from (grade failed). Idempotent. */
+  /**
+   * Returns a reserved grade to the period it was taken from (grade failed). Idempotent. By reservation id
+   * or by grade id (settling a grade whose ReserveGrade answer was lost).
+   */
   refundGrade(
     request: RefundGradeRequest,
     callback: (error: ServiceError | null, response: RefundGradeResponse) => void,

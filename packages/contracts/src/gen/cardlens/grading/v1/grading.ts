@@ -72,11 +72,12 @@ export interface GradeCardRequest {
   agentId: number;
   /** Required, 1-64 characters of [A-Za-z0-9_-]. */
   idempotencyKey: string;
-  /** JPEG or PNG, at most 15 MB each (URLs are fetched by the caller). */
+  /**
+   * JPEG or PNG, at most 15 MB each, validated by the caller (URLs are fetched by the caller). The service
+   * hashes them (SHA-256) to tell a replay from a reused key; the bytes themselves are never stored.
+   */
   front: Buffer;
   back: Buffer;
-  /** Lowercase hex SHA-256 over the front and back bytes; a replay must match it. */
-  photoFingerprint: string;
 }
 
 export interface GradeCardResponse {
@@ -111,11 +112,16 @@ export interface CommercialGrade {
   /** Always 0: prepaid credits are never spent on commercial grades. */
   creditsCharged: number;
   createdAt?: Timestamp | undefined;
-  completedAt?: Timestamp | undefined;
+  completedAt?:
+    | Timestamp
+    | undefined;
+  /** COMMERCIAL_GRADE_STATUS_REFUNDED only: when the grade failed and was refunded, and a generic reason. */
+  refundedAt?: Timestamp | undefined;
+  error: string;
 }
 
 function createBaseGradeCardRequest(): GradeCardRequest {
-  return { agentId: 0, idempotencyKey: "", front: Buffer.alloc(0), back: Buffer.alloc(0), photoFingerprint: "" };
+  return { agentId: 0, idempotencyKey: "", front: Buffer.alloc(0), back: Buffer.alloc(0) };
 }
 
 export const GradeCardRequest: MessageFns<GradeCardRequest> = {
@@ -131,9 +137,6 @@ export const GradeCardRequest: MessageFns<GradeCardRequest> = {
     }
     if (message.back.length !== 0) {
       writer.uint32(34).bytes(message.back);
-    }
-    if (message.photoFingerprint !== "") {
-      writer.uint32(42).string(message.photoFingerprint);
     }
     return writer;
   },
@@ -183,14 +186,6 @@ export const GradeCardRequest: MessageFns<GradeCardRequest> = {
             message.back = Buffer.from(reader.bytes());
             continue;
           }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.photoFingerprint = reader.string();
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -217,11 +212,6 @@ export const GradeCardRequest: MessageFns<GradeCardRequest> = {
         : "",
       front: isSet(object.front) ? Buffer.from(bytesFromBase64(object.front)) : Buffer.alloc(0),
       back: isSet(object.back) ? Buffer.from(bytesFromBase64(object.back)) : Buffer.alloc(0),
-      photoFingerprint: isSet(object.photoFingerprint)
-        ? globalThis.String(object.photoFingerprint)
-        : isSet(object.photo_fingerprint)
-        ? globalThis.String(object.photo_fingerprint)
-        : "",
     };
   },
 
@@ -239,9 +229,6 @@ export const GradeCardRequest: MessageFns<GradeCardRequest> = {
     if (message.back.length !== 0) {
       obj.back = base64FromBytes(message.back);
     }
-    if (message.photoFingerprint !== "") {
-      obj.photoFingerprint = message.photoFingerprint;
-    }
     return obj;
   },
 
@@ -254,7 +241,6 @@ export const GradeCardRequest: MessageFns<GradeCardRequest> = {
     message.idempotencyKey = object.idempotencyKey ?? "";
     message.front = object.front ?? Buffer.alloc(0);
     message.back = object.back ?? Buffer.alloc(0);
-    message.photoFingerprint = object.photoFingerprint ?? "";
     return message;
   },
 };
@@ -518,6 +504,8 @@ function createBaseCommercialGrade(): CommercialGrade {
     creditsCharged: 0,
     createdAt: undefined,
     completedAt: undefined,
+    refundedAt: undefined,
+    error: "",
   };
 }
 
@@ -546,6 +534,12 @@ export const CommercialGrade: MessageFns<CommercialGrade> = {
     }
     if (message.completedAt !== undefined) {
       Timestamp.encode(message.completedAt, writer.uint32(66).fork()).join();
+    }
+    if (message.refundedAt !== undefined) {
+      Timestamp.encode(message.refundedAt, writer.uint32(74).fork()).join();
+    }
+    if (message.error !== "") {
+      writer.uint32(82).string(message.error);
     }
     return writer;
   },
@@ -627,6 +621,22 @@ export const CommercialGrade: MessageFns<CommercialGrade> = {
             message.completedAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.refundedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -673,6 +683,12 @@ export const CommercialGrade: MessageFns<CommercialGrade> = {
         : isSet(object.completed_at)
         ? fromJsonTimestamp(object.completed_at)
         : undefined,
+      refundedAt: isSet(object.refundedAt)
+        ? fromJsonTimestamp(object.refundedAt)
+        : isSet(object.refunded_at)
+        ? fromJsonTimestamp(object.refunded_at)
+        : undefined,
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
     };
   },
 
@@ -702,6 +718,12 @@ export const CommercialGrade: MessageFns<CommercialGrade> = {
     if (message.completedAt !== undefined) {
       obj.completedAt = fromTimestamp(message.completedAt).toISOString();
     }
+    if (message.refundedAt !== undefined) {
+      obj.refundedAt = fromTimestamp(message.refundedAt).toISOString();
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
     return obj;
   },
 
@@ -724,6 +746,10 @@ export const CommercialGrade: MessageFns<CommercialGrade> = {
     message.completedAt = (object.completedAt !== undefined && object.completedAt !== null)
       ? Timestamp.fromPartial(object.completedAt)
       : undefined;
+    message.refundedAt = (object.refundedAt !== undefined && object.refundedAt !== null)
+      ? Timestamp.fromPartial(object.refundedAt)
+      : undefined;
+    message.error = object.error ?? "";
     return message;
   },
 };
@@ -733,10 +759,10 @@ export const GradingServiceService = {
   /**
    * Grades one front/back pair within the 60 s budget. Reserves a grade (billing.v1.ReserveGrade),
    * runs inference, then commits it, or refunds it to its original period on failure. At most one
-   * grade in flight per agent. A completed request with the same idempotency_key and
-   * photo_fingerprint is replayed without charge. Errors: missing_back_image,
+   * grade in flight per agent. A completed request with the same idempotency_key and identical photo
+   * bytes is replayed without charge. Errors: missing_back_image,
    * subscription_required, grading_allowance_exhausted, grade_in_flight, idempotency_key_reused,
-   * grade_refunded, grader_unavailable, grader_busy.
+   * idempotency_conflict, grade_refunded, card_not_found, grader_unavailable, grader_busy, billing_unavailable.
    */
   gradeCard: {
     path: "/cardlens.grading.v1.GradingService/GradeCard" as const,
@@ -763,10 +789,10 @@ export interface GradingServiceServer extends UntypedServiceImplementation {
   /**
    * Grades one front/back pair within the 60 s budget. Reserves a grade (billing.v1.ReserveGrade),
    * runs inference, then commits it, or refunds it to its original period on failure. At most one
-   * grade in flight per agent. A completed request with the same idempotency_key and
-   * photo_fingerprint is replayed without charge. Errors: missing_back_image,
+   * grade in flight per agent. A completed request with the same idempotency_key and identical photo
+   * bytes is replayed without charge. Errors: missing_back_image,
    * subscription_required, grading_allowance_exhausted, grade_in_flight, idempotency_key_reused,
-   * grade_refunded, grader_unavailable, grader_busy.
+   * idempotency_conflict, grade_refunded, card_not_found, grader_unavailable, grader_busy, billing_unavailable.
    */
   gradeCard: handleUnaryCall<GradeCardRequest, GradeCardResponse>;
   /** A grade of the calling agent; grade_not_found for an unknown id or another agent's grade. */
@@ -777,10 +803,10 @@ export interface GradingServiceClient extends Client {
   /**
    * Grades one front/back pair within the 60 s budget. Reserves a grade (billing.v1.ReserveGrade),
    * runs inference, then commits it, or refunds it to its original period on failure. At most one
-   * grade in flight per agent. A completed request with the same idempotency_key and
-   * photo_fingerprint is replayed without charge. Errors: missing_back_image,
+   * grade in flight per agent. A completed request with the same idempotency_key and identical photo
+   * bytes is replayed without charge. Errors: missing_back_image,
    * subscription_required, grading_allowance_exhausted, grade_in_flight, idempotency_key_reused,
-   * grade_refunded, grader_unavailable, grader_busy.
+   * idempotency_conflict, grade_refunded, card_not_found, grader_unavailable, grader_busy, billing_unavailable.
    */
   gradeCard(
     request: GradeCardRequest,

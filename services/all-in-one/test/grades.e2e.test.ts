@@ -1,0 +1,365 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import sharp from 'sharp';
+import { generateSample } from '@cardlens/card-synth';
+import { billingSandboxV1, dateFromTimestamp } from '@cardlens/contracts';
+import { callUnary, createClient } from '@cardlens/grpc-kit';
+import { openPrisma } from '@cardlens/db';
+import { describeWithInfra } from '@cardlens/testing';
+import { PrismaClient as BillingPrisma } from '../../billing/src/db';
+import { PrismaClient as GradingPrisma } from '../../grading/src/db';
+import { FaultProxy } from './fault-proxy';
+import { startStack, type ApiResponse, type Stack, type StackMode } from './stack';
+
+// Commercial grading end to end: HTTP → gateway (photo intake) → grading (in-flight lock, billing's
+// ReserveGrade/CommitGrade/RefundGrade, the temporary photo area) → the real inference engine, on subscriptions
+// started through the sandbox checkout and moved through time with the sandbox clock. Grading reaches inference
+// through a fault proxy, so "inference down" and "inference stalled" are real outages of the real engine. Every
+// HTTP response is checked against the OpenAPI document by stack.call().
+//
+// The plan's allowance is 4 grades here (PRICING_JSON), so exhausting it takes four grades, not 5,000.
+
+const WEBHOOK_SECRET = 'whsec_e2e_grades_secret';
+const ALLOWANCE = 4;
+const HOUR = 3600;
+const MINUTE = 60;
+const PRICING_JSON = JSON.stringify({
+  plans: [
+    { key: 'grading_5000', displayName: 'Grading (test allowance)', gradesPerMonth: ALLOWANCE, priceCents: 25000 },
+    { key: 'grading_10000', displayName: 'Grading 10,000', gradesPerMonth: 10000, priceCents: 44900 },
+  ],
+});
+
+interface Photos {
+  front: Buffer;
+  back: Buffer;
+  otherBack: Buffer;
+  blank: Buffer;
+}
+
+type Headers = Record<string, string>;
+
+function gradesSuite(mode: StackMode) {
+  let stack: Stack;
+  let proxy: FaultProxy;
+  let sandbox: billingSandboxV1.SandboxCheckoutServiceClient;
+  let billingDb: BillingPrisma;
+  let gradingDb: GradingPrisma;
+  let closeDbs: () => Promise<void>;
+  let photos: Photos;
+  let imageServer: Server;
+  let imageOrigin: string;
+  let ip = 0;
+  let keys = 0;
+
+  beforeAll(async () => {
+    const sample = await generateSample(2_000_014, { photo: { megapixels: 2 } });
+    const other = await generateSample(2_000_015, { photo: { megapixels: 2 } });
+    photos = {
+      front: Buffer.from(sample.frontJpeg),
+      back: Buffer.from(sample.backJpeg),
+      otherBack: Buffer.from(other.backJpeg),
+      // A plain grey photo: valid JPEG, big enough, no card in it.
+      blank: await sharp({ create: { width: 1200, height: 1600, channels: 3, background: { r: 128, g: 128, b: 128 } } }).jpeg().toBuffer(),
+    };
+    imageServer = createServer((req, res) => {
+      const bytes = req.url === '/front.jpg' ? photos.front : req.url === '/back.jpg' ? photos.back : undefined;
+      if (!bytes) return void res.writeHead(404).end();
+      res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': bytes.length }).end(bytes);
+    });
+    await new Promise<void>((resolve) => imageServer.listen(0, '127.0.0.1', resolve));
+    imageOrigin = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}`;
+
+    proxy = new FaultProxy();
+    const proxied = await proxy.listen();
+    stack = await startStack(
+      mode,
+      { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, PRICING_JSON, IMAGE_FETCH_ALLOW_LOOPBACK: 'true', RATE_LIMIT_PER_KEY_PER_MINUTE: '100000' },
+      { gradingInferenceAddress: proxied },
+    );
+    proxy.forwardTo(`127.0.0.1:${stack.ports.inference}`);
+    sandbox = createClient(billingSandboxV1.SandboxCheckoutServiceClient, `127.0.0.1:${stack.ports.billing}`);
+    const billing = await openPrisma(BillingPrisma, stack.database);
+    const grading = await openPrisma(GradingPrisma, stack.database);
+    billingDb = billing.prisma;
+    gradingDb = grading.prisma;
+    closeDbs = async () => {
+      await billing.close();
+      await grading.close();
+    };
+  }, 180_000);
+
+  afterAll(async () => {
+    sandbox?.close();
+    await closeDbs?.();
+    await stack?.stop();
+    await proxy?.close();
+    await new Promise((resolve) => imageServer?.close(resolve));
+  });
+
+  const newAgent = async () => {
+    const r = await stack.call('POST', '/v1/agents', { body: { name: 'grading business', contactEmail: 'owner@example.com' }, ip: `203.0.113.${++ip}` });
+    expect(r.status).toBe(201);
+    return { agentId: Number(r.json.agentId), headers: { 'X-Api-Key': String(r.json.apiKey) } as Headers, credits: Number(r.json.credits) };
+  };
+  const me = async (headers: Headers) => (await stack.call('GET', '/v1/subscriptions/me', { headers })).json;
+  const waitFor = async (headers: Headers, done: (s: Record<string, unknown>) => boolean) => {
+    let s = await me(headers);
+    for (let i = 0; i < 150 && !done(s); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      s = await me(headers);
+    }
+    return s;
+  };
+  /** Checkout with the sandbox card that pays; resolves once the trial runs. */
+  const subscribe = async (headers: Headers) => {
+    const link = await stack.call('POST', '/v1/subscriptions/checkout', { headers, body: { plan: 'grading_5000' } });
+    expect(link.status).toBe(200);
+    const url = new URL(String(link.json.checkoutUrl));
+    const paid = await fetch(`${stack.baseUrl}${url.pathname}/pay`, { method: 'POST', body: new URLSearchParams({ card: '4242424242424242' }), redirect: 'manual' });
+    expect(paid.status).toBe(303);
+    const trial = await waitFor(headers, (s) => s.status === 'trialing');
+    expect(trial.status).toBe('trialing');
+    return trial;
+  };
+  const clockNow = async () => dateFromTimestamp((await callUnary(sandbox, 'getSandboxClock', {}, { deadlineMs: 5000 })).clock!.now!);
+  const advanceTo = async (target: Date, plusSeconds: number) =>
+    callUnary(sandbox, 'advanceSandboxClock', { seconds: Math.ceil((target.getTime() - (await clockNow()).getTime()) / 1000 + plusSeconds) }, { deadlineMs: 60_000 });
+
+  const form = (front: Buffer | undefined, back: Buffer | undefined, modules?: string) => {
+    const body = new FormData();
+    if (front) body.append('front', new Blob([new Uint8Array(front)], { type: 'image/jpeg' }), 'front.jpg');
+    if (back) body.append('back', new Blob([new Uint8Array(back)], { type: 'image/jpeg' }), 'back.jpg');
+    if (modules !== undefined) body.append('modules', modules);
+    return body;
+  };
+  const grade = (headers: Headers, key: string | undefined, options: { front?: Buffer; back?: Buffer | null; modules?: string } = {}): Promise<ApiResponse> =>
+    stack.call('POST', '/v1/grades', {
+      headers: { ...headers, ...(key !== undefined ? { 'Idempotency-Key': key } : {}) },
+      form: form(options.front ?? photos.front, options.back === null ? undefined : (options.back ?? photos.back), options.modules),
+    });
+  const newKey = () => `grade-${mode}-${++keys}`;
+  /**
+   * After an outage grading's channel to inference reconnects with gRPC's backoff; until it has, grades fail fast
+   * with 503 grader_unavailable (refunded). Grades with fresh keys until one completes.
+   */
+  const gradeOnceRecovered = async (headers: Headers): Promise<ApiResponse> => {
+    for (let attempt = 0; ; attempt++) {
+      const r = await grade(headers, newKey());
+      if (r.status !== 503 || attempt >= 40) return r;
+      expect(r.json.code).toBe('grader_unavailable');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  };
+  const period = (agentId: number) => billingDb.allowancePeriod.findMany({ where: { agentId }, orderBy: { periodStart: 'asc' } });
+  /** No photo byte is left in the temporary area once a grade has ended. */
+  const expectTempAreaEmpty = () => expect(existsSync(stack.gradingTempDir) ? readdirSync(stack.gradingTempDir) : []).toEqual([]);
+
+  it('grades a pair in the trial: charged 0, billingSource trial, numeric scores only; replays with the same key and bytes; refuses reused keys, missing keys, non-grade modules and missing photos', async () => {
+    const { agentId, headers, credits } = await newAgent();
+    const none = await grade(headers, newKey());
+    expect(none.status).toBe(402);
+    expect(none.json.code).toBe('subscription_required');
+    await subscribe(headers);
+
+    const key = newKey();
+    const first = await grade(headers, key);
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ status: 'completed', billingSource: 'trial', gradesCharged: 0, creditsCharged: 0 });
+    expect(Number(first.headers.get('x-credits-remaining'))).toBe(credits);
+    const grading = first.json.grading as Record<string, unknown>;
+    for (const field of ['grade', 'subGrades', 'front', 'back', 'centering', 'summary']) expect(grading).toHaveProperty(field);
+    for (const absent of ['identification', 'value', 'market']) expect(first.json).not.toHaveProperty(absent);
+    expect(first.json.links).toEqual({ self: `/v1/grades/${first.json.id}` });
+    expectTempAreaEmpty();
+
+    // Replay: same key, same bytes → the saved result, unchanged, no charge.
+    const replay = await grade(headers, key);
+    expect(replay.status).toBe(200);
+    expect(replay.json).toEqual(first.json);
+    expect(await gradingDb.grade.count({ where: { agentId } })).toBe(1);
+    // Same key, other bytes → 409.
+    const reused = await grade(headers, key, { back: photos.otherBack });
+    expect(reused.status).toBe(409);
+    expect(reused.json.code).toBe('idempotency_key_reused');
+
+    // The JSON form fetches the same bytes: a new key grades, and the saved grade reads back.
+    const byUrl = await stack.call('POST', '/v1/grades', { headers: { ...headers, 'Idempotency-Key': newKey() }, body: { frontImageUrl: `${imageOrigin}/front.jpg`, backImageUrl: `${imageOrigin}/back.jpg` } });
+    expect(byUrl.status).toBe(200);
+    expect(byUrl.json.billingSource).toBe('trial');
+    const saved = await stack.call('GET', `/v1/grades/${byUrl.json.id}`, { headers });
+    expect(saved.status).toBe(200);
+    expect(saved.json).toEqual(byUrl.json);
+
+    expect((await grade(headers, undefined)).json).toMatchObject({ status: 400, code: 'missing_idempotency_key' });
+    expect((await grade(headers, 'not a key!')).json).toMatchObject({ status: 400, code: 'invalid_idempotency_key' });
+    expect((await grade(headers, newKey(), { modules: 'identify' })).json).toMatchObject({ status: 403, code: 'subscription_grading_only' });
+    expect((await grade(headers, newKey(), { modules: 'full' })).json).toMatchObject({ status: 403, code: 'subscription_grading_only' });
+    expect((await grade(headers, newKey(), { modules: 'grade' })).status).toBe(200);
+    expect((await grade(headers, newKey(), { modules: 'polish' })).json).toMatchObject({ status: 400, code: 'invalid_modules' });
+    expect((await grade(headers, newKey(), { back: null })).json).toMatchObject({ status: 400, code: 'missing_back_image' });
+    const json = await stack.call('POST', '/v1/grades', { headers: { ...headers, 'Idempotency-Key': newKey() }, body: { frontImageUrl: `${imageOrigin}/front.jpg`, backImageUrl: `${imageOrigin}/back.jpg`, modules: ['market'] } });
+    expect(json.json).toMatchObject({ status: 403, code: 'subscription_grading_only' });
+
+    // Another agent's grade and unknown ids are 404; prepaid credits were never touched.
+    const stranger = await newAgent();
+    for (const path of [`/v1/grades/${first.json.id}`, '/v1/grades/999999999', '/v1/grades/abc']) {
+      const r = await stack.call('GET', path, { headers: stranger.headers });
+      expect(r.status).toBe(404);
+      expect(r.json.code).toBe('grade_not_found');
+    }
+    const after = await stack.call('GET', '/v1/agents/me', { headers });
+    expect((after.json.balances as Record<string, unknown>).prepaidCredits).toBe(credits);
+  });
+
+  it('one grade in flight per account: a concurrent second grade gets 429 grade_in_flight, a still-running key 409 idempotency_conflict', async () => {
+    const { headers } = await newAgent();
+    await subscribe(headers);
+    proxy.set('hang');
+    const key = newKey();
+    const first = grade(headers, key);
+    // The first grade holds the lock while inference stalls.
+    await waitUntil(async () => (await gradingDb.grade.count({ where: { idempotencyKey: key, billing: 'pending' } })) === 1);
+    const second = await grade(headers, newKey());
+    expect(second.status).toBe(429);
+    expect(second.json.code).toBe('grade_in_flight');
+    expect(second.headers.get('retry-after')).toBeTruthy();
+    const sameKey = await grade(headers, key);
+    expect(sameKey.status).toBe(409);
+    expect(sameKey.json.code).toBe('idempotency_conflict');
+    proxy.set('pass');
+    expect((await first).status).toBe(200);
+    expect((await grade(headers, newKey())).status).toBe(200);
+  });
+
+  it('inference down: 503 grader_unavailable, the grade refunded and shown refunded, the key spent (409 grade_refunded), nothing left on disk', async () => {
+    const { agentId, headers } = await newAgent();
+    await subscribe(headers);
+    proxy.set('refuse');
+    const key = newKey();
+    const down = await grade(headers, key);
+    proxy.set('pass');
+    expect(down.status).toBe(503);
+    expect(down.json.code).toBe('grader_unavailable');
+    expectTempAreaEmpty();
+    const row = await gradingDb.grade.findFirstOrThrow({ where: { agentId, idempotencyKey: key } });
+    expect(row).toMatchObject({ status: 'refunded', billing: 'settled', gradesCharged: 0 });
+    const shown = await stack.call('GET', `/v1/grades/${row.id}`, { headers });
+    expect(shown.json).toMatchObject({ status: 'refunded', gradesCharged: 0, completedAt: null });
+    expect((await grade(headers, key)).json).toMatchObject({ status: 409, code: 'grade_refunded' });
+    expect((await gradeOnceRecovered(headers)).status).toBe(200);
+    const reservation = await billingDb.gradeReservation.findUniqueOrThrow({ where: { gradeId: row.id } });
+    expect(reservation.state).toBe('refunded');
+
+    // A photo without a card: 422, refunded, nothing charged.
+    const blank = await grade(headers, newKey(), { front: photos.blank });
+    expect(blank.status).toBe(422);
+    expect(blank.json.code).toBe('card_not_found');
+    expectTempAreaEmpty();
+  });
+
+  it('paid allowance: charged 1 per pair; a grade failing across a period boundary goes back to its own period; the allowance runs out with 402 and prepaid credits untouched', async () => {
+    const { agentId, headers, credits } = await newAgent();
+    const trial = await subscribe(headers);
+    expect((await gradeOnceRecovered(headers)).json.billingSource).toBe('trial');
+    await advanceTo(new Date(String(trial.trialEndsAtUtc)), HOUR + MINUTE);
+    const active = await waitFor(headers, (s) => s.status === 'active');
+    expect(active).toMatchObject({ status: 'active', gradesRemaining: ALLOWANCE });
+
+    const paid = await grade(headers, newKey());
+    expect(paid.status).toBe(200);
+    expect(paid.json).toMatchObject({ billingSource: 'subscription', gradesCharged: 1, creditsCharged: 0 });
+    expect((await me(headers)).gradesRemaining).toBe(ALLOWANCE - 1);
+
+    // A grade reserved in this period stalls in inference; the period ends and renews; then inference fails.
+    proxy.set('hang');
+    const key = newKey();
+    const stalled = grade(headers, key);
+    await waitUntil(async () => (await billingDb.gradeReservation.count({ where: { agentId, state: 'reserved' } })) === 1);
+    const [first] = await period(agentId);
+    expect(first).toMatchObject({ used: 1, reserved: 1 });
+    await advanceTo(new Date(String(active.currentPeriodEndUtc)), HOUR + MINUTE);
+    const renewed = await waitFor(headers, (s) => s.currentPeriodStartUtc !== active.currentPeriodStartUtc && s.status === 'active');
+    expect(renewed).toMatchObject({ status: 'active', gradesRemaining: ALLOWANCE });
+    proxy.set('refuse');
+    const failed = await stalled;
+    proxy.set('pass');
+    expect(failed.status).toBe(503);
+    expect(failed.json.code).toBe('grader_unavailable');
+    const periods = await period(agentId);
+    expect(periods).toHaveLength(2);
+    expect(periods[0]).toMatchObject({ used: 1, reserved: 0 });
+    expect(periods[1]).toMatchObject({ used: 0, reserved: 0 });
+    expect((await me(headers)).gradesRemaining).toBe(ALLOWANCE);
+
+    expect((await gradeOnceRecovered(headers)).json.gradesCharged).toBe(1);
+    for (let i = 1; i < ALLOWANCE; i++) expect((await grade(headers, newKey())).json.gradesCharged).toBe(1);
+    const exhausted = await grade(headers, newKey());
+    expect(exhausted.status).toBe(402);
+    expect(exhausted.json.code).toBe('grading_allowance_exhausted');
+    expect(Number(exhausted.headers.get('x-credits-remaining') ?? credits)).toBe(credits);
+    expect((await me(headers)).prepaidCredits).toBe(credits);
+    expectTempAreaEmpty();
+  });
+
+  it('10 accounts × 20 concurrent requests: one in flight per account, used + reserved never above the allowance, every failure refunded once', async () => {
+    const agents = [];
+    for (let i = 0; i < 10; i++) agents.push(await newAgent());
+    let trialEnd = '';
+    for (const agent of agents) trialEnd = String((await subscribe(agent.headers)).trialEndsAtUtc);
+    await advanceTo(new Date(trialEnd), HOUR + MINUTE);
+    for (const agent of agents) expect((await waitFor(agent.headers, (s) => s.status === 'active')).gradesRemaining).toBe(ALLOWANCE);
+
+    // Every request retries on 429 (another grade in flight) until it gets a final answer.
+    const outcomes = await Promise.all(
+      agents.flatMap((agent) =>
+        Array.from({ length: 20 }, async () => {
+          const key = newKey();
+          for (;;) {
+            const r = await grade(agent.headers, key);
+            if (r.status !== 429) return { agentId: agent.agentId, status: r.status, code: r.json.code };
+            await new Promise((resolve) => setTimeout(resolve, 250 + Math.random() * 500));
+          }
+        }),
+      ),
+    );
+    for (const agent of agents) {
+      const mine = outcomes.filter((o) => o.agentId === agent.agentId);
+      const completed = mine.filter((o) => o.status === 200).length;
+      expect(completed).toBeLessThanOrEqual(ALLOWANCE);
+      expect(mine.filter((o) => o.status !== 200 && o.status !== 402 && o.status !== 503)).toEqual([]);
+      const periods = await period(agent.agentId);
+      const current = periods.at(-1)!;
+      expect(current.reserved).toBe(0);
+      expect(current.used + current.reserved).toBeLessThanOrEqual(current.granted);
+      expect(current.used).toBe(completed);
+      // Never two grades of one account in flight at once: their [created, ended] spans do not overlap.
+      const rows = await gradingDb.grade.findMany({ where: { agentId: agent.agentId }, orderBy: { createdAt: 'asc' } });
+      for (let i = 1; i < rows.length; i++) {
+        const previousEnd = rows[i - 1]!.completedAt ?? rows[i - 1]!.refundedAt!;
+        expect(rows[i]!.createdAt.getTime()).toBeGreaterThanOrEqual(previousEnd.getTime());
+      }
+      // Every failed grade's reservation was refunded exactly once; every completed one committed.
+      const reservations = await billingDb.gradeReservation.findMany({ where: { agentId: agent.agentId } });
+      const byGrade = new Map(reservations.map((r) => [r.gradeId, r]));
+      for (const row of rows) {
+        expect(row.billing).toBe('settled');
+        expect(byGrade.get(row.id)?.state ?? 'none').toBe(row.status === 'completed' ? 'committed' : 'refunded');
+      }
+    }
+    expectTempAreaEmpty();
+  }, 300_000);
+}
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('commercial grading e2e (embedded: PGlite, in-process bus, memory lock)', () => gradesSuite('embedded'));
+describeWithInfra(['postgres', 'redis', 'kafka'], 'commercial grading e2e (infra: Postgres, Redis lock, Kafka)', () => gradesSuite('infra'));

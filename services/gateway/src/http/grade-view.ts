@@ -1,0 +1,80 @@
+import { commonV1, gradingV1, isoOrNull } from '@cardlens/contracts';
+import { centeringRatio, presentNotAssessed, presentSubGrades, score, type CenteringRatioView, type SubGradesView } from './scan-view';
+
+/** The JSON of a commercial grade (GET /v1/grades/{id}, and POST /v1/grades when completed). */
+export interface GradeView {
+  id: number;
+  gradeId: string;
+  status: 'processing' | 'completed' | 'refunded';
+  billingSource: 'trial' | 'subscription' | null;
+  gradesCharged: number;
+  creditsCharged: 0;
+  createdAt: string | null;
+  completedAt: string | null;
+  refundedAt?: string | null;
+  error?: string;
+  grading?: CommercialGradingView;
+  links: { self: string };
+}
+
+/** Numeric condition scores only: never identification, value or market. */
+export interface CommercialGradingView {
+  grade: number;
+  predictedGrade: number | null;
+  subGrades: SubGradesView;
+  front: SubGradesView;
+  back: SubGradesView;
+  centering: { front: CenteringRatioView; back: CenteringRatioView };
+  summary: string;
+  notAssessed: string[];
+  notAssessedReasons: { item: string; reason: string }[];
+}
+
+const STATUS: Record<number, GradeView['status']> = {
+  [gradingV1.CommercialGradeStatus.PROCESSING]: 'processing',
+  [gradingV1.CommercialGradeStatus.COMPLETED]: 'completed',
+  [gradingV1.CommercialGradeStatus.REFUNDED]: 'refunded',
+};
+
+const SOURCE: Record<number, GradeView['billingSource']> = {
+  [commonV1.BillingSource.TRIAL]: 'trial',
+  [commonV1.BillingSource.SUBSCRIPTION]: 'subscription',
+};
+
+export const gradePath = (id: number): string => `/v1/grades/${id}`;
+
+export function presentGrade(grade: gradingV1.CommercialGrade | undefined): GradeView {
+  if (!grade) throw new Error('grading returned no grade');
+  const status = STATUS[grade.status] ?? 'processing';
+  const view: GradeView = {
+    id: grade.gradeId,
+    gradeId: `grade_${grade.gradeId}`,
+    status,
+    billingSource: SOURCE[grade.billingSource] ?? null,
+    gradesCharged: grade.gradesCharged,
+    creditsCharged: 0,
+    createdAt: isoOrNull(grade.createdAt),
+    completedAt: isoOrNull(grade.completedAt),
+    links: { self: gradePath(grade.gradeId) },
+  };
+  if (status === 'refunded') {
+    view.refundedAt = isoOrNull(grade.refundedAt);
+    view.error = grade.error;
+  }
+  if (status === 'completed' && grade.grading) view.grading = presentCommercialGrading(grade.grading);
+  return view;
+}
+
+function presentCommercialGrading(grading: commonV1.Grading): CommercialGradingView {
+  const predicted = grading.predictedGrade;
+  return {
+    grade: score(grading.grade),
+    predictedGrade: predicted !== undefined && Number.isFinite(predicted) ? score(predicted) : null,
+    subGrades: presentSubGrades(grading.subGrades),
+    front: presentSubGrades(grading.front ?? grading.subGrades),
+    back: presentSubGrades(grading.back),
+    centering: { front: centeringRatio(grading.frontCentering), back: centeringRatio(grading.backCentering) },
+    summary: grading.summary,
+    ...presentNotAssessed(grading),
+  };
+}

@@ -1,0 +1,39 @@
+import os from 'node:os';
+import path from 'node:path';
+import { env, loadConfig, z } from '@cardlens/config';
+
+export const gradingConfigSchema = z.object({
+  GRADING_GRPC_HOST: z.string().default('127.0.0.1'),
+  GRADING_GRPC_PORT: env.port(50054),
+  BILLING_GRPC_ADDRESS: z.string().default('127.0.0.1:50052'),
+  INFERENCE_GRPC_ADDRESS: z.string().default('127.0.0.1:50056'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_POOL_SIZE: env.positiveInt(10),
+  MIGRATE_ON_START: env.bool(true),
+  /** Redis for the one-grade-in-flight lock across replicas; absent = an in-process lock (embedded mode, one replica). */
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  /** Prefix of the lock keys in Redis (lets tests and several deployments share one Redis). */
+  GRADE_LOCK_KEY_PREFIX: z.string().default('cl:grading'),
+  /** Deadline of the billing calls (reserve, commit, refund). */
+  GRPC_DEADLINE_MS: env.positiveInt(5000),
+  /**
+   * The request budget of POST /v1/grades (the spec's 60 s): the whole grade, reservation to commit, fits in it.
+   * A grade not finished within it is refunded (grader_busy).
+   */
+  GRADE_BUDGET_MS: env.positiveInt(60000),
+  /**
+   * Where photos live while they are analysed (deleted when the analysis ends). The chart mounts a memory-backed
+   * emptyDir here, so photos never reach a disk.
+   */
+  GRADING_TEMP_DIR: z.string().default(path.join(os.tmpdir(), 'cardlens-grading')),
+  /** The sweeper removes anything in the temp area older than this (left by a crash). */
+  GRADING_TEMP_MAX_AGE_SECONDS: env.positiveInt(300),
+  LOG_LEVEL: env.logLevel(),
+  OTEL_EXPORTER: env.telemetryExporter(),
+});
+
+export type GradingConfig = z.infer<typeof gradingConfigSchema>;
+
+export function loadGradingConfig(source: NodeJS.ProcessEnv = process.env): GradingConfig {
+  return loadConfig(gradingConfigSchema, source, 'grading');
+}

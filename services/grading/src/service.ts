@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { migrate, openPrisma, serviceLayout, type Database, type DatabaseConfig } from '@cardlens/db';
+import { startGrpcServer } from '@cardlens/grpc-kit';
+import type { Logger } from '@cardlens/telemetry';
+import type { GradingConfig } from './config';
+import { PrismaClient } from './db';
+import { createDownstream } from './downstream';
+import { gradingGrpcService } from './grpc/grading-grpc';
+import { MemoryInFlightLock, RedisInFlightLock, type InFlightLock } from './in-flight-lock';
+import { PhotoSpool } from './photo-spool';
+import { settleGrades } from './use-cases/settle-grades';
+
+export const gradingServiceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface RunningGrading {
+  grpcPort: number;
+  /** The temporary photo area (tests check it is empty). */
+  tempDir: string;
+  stop(): Promise<void>;
+}
+
+/** How often grades left in flight by a stopped process and unsettled outcomes are looked for. */
+const SETTLE_INTERVAL_MS = 15_000;
+/** How often the temporary photo area is swept. */
+const SWEEP_INTERVAL_MS = 60_000;
+/** A processing grade is abandoned this long after its budget (billing's deadline and a margin beyond it). */
+const ABANDONED_AFTER_BUDGET_MS = 30_000;
+
+/**
+ * Wires the grading service: database (migrated), the in-flight lock (Redis, or process memory when embedded),
+ * the temporary photo area and its sweeper, gRPC clients of billing and inference, the settler, the gRPC server.
+ */
+export async function startGradingService(options: { config: GradingConfig; database: DatabaseConfig | Database; logger: Logger }): Promise<RunningGrading> {
+  const { config, database, logger } = options;
+  if (config.MIGRATE_ON_START) {
+    const result = await migrate({ ...serviceLayout(gradingServiceDir), database, logger });
+    logger.info({ applied: result.applied }, 'grading migrations applied');
+  }
+  const { prisma, close } = await openPrisma(PrismaClient, database);
+  const lock: InFlightLock = config.REDIS_URL
+    ? new RedisInFlightLock(new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }), config.GRADE_LOCK_KEY_PREFIX)
+    : new MemoryInFlightLock();
+  if (lock instanceof RedisInFlightLock) await waitForRedis(lock, logger);
+  // Fencing tokens keep growing across restarts (memory) and a flushed Redis: start above every recorded one.
+  const newest = await prisma.agentFence.aggregate({ _max: { token: true } });
+  await lock.raiseTokensAbove(newest._max.token ?? 0n);
+
+  const spool = new PhotoSpool(config.GRADING_TEMP_DIR, config.GRADING_TEMP_MAX_AGE_SECONDS * 1000, logger.child({ component: 'photo-spool' }));
+  await spool.open(SWEEP_INTERVAL_MS);
+  const downstream = createDownstream({ billingAddress: config.BILLING_GRPC_ADDRESS, inferenceAddress: config.INFERENCE_GRPC_ADDRESS, deadlineMs: config.GRPC_DEADLINE_MS });
+
+  const settleDeps = { prisma, billing: downstream.billing, logger };
+  const staleAfterMs = config.GRADE_BUDGET_MS + ABANDONED_AFTER_BUDGET_MS;
+  let settling: Promise<unknown> = settleGrades(settleDeps, { staleAfterMs }).catch((err: unknown) => logger.warn({ err }, 'grade settlement round failed'));
+  const settleTimer = setInterval(() => {
+    settling = settleGrades(settleDeps, { staleAfterMs }).catch((err: unknown) => logger.warn({ err }, 'grade settlement round failed'));
+  }, SETTLE_INTERVAL_MS);
+  settleTimer.unref();
+
+  const server = await startGrpcServer({
+    host: config.GRADING_GRPC_HOST,
+    port: config.GRADING_GRPC_PORT,
+    services: [
+      gradingGrpcService({ prisma, billing: downstream.billing, analyze: downstream.analyze, lock, spool, logger, settings: { budgetMs: config.GRADE_BUDGET_MS } }),
+    ],
+    logger,
+  });
+  return {
+    grpcPort: server.port,
+    tempDir: spool.root,
+    stop: async () => {
+      clearInterval(settleTimer);
+      // In-flight grades finish (and settle) before the server reports shut down.
+      await server.shutdown();
+      await settling;
+      spool.close();
+      await lock.close();
+      downstream.close();
+      await close();
+    },
+  };
+}
+
+/** ioredis connects in the background; the first lock call must not race it. */
+async function waitForRedis(lock: RedisInFlightLock, logger: Logger): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await lock.raiseTokensAbove(0n);
+      return;
+    } catch (error) {
+      if (attempt >= 50) throw error;
+      if (attempt === 0) logger.info('waiting for Redis');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
