@@ -4,12 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { generateSample } from '@cardlens/card-synth';
-import { billingSandboxV1, dateFromTimestamp } from '@cardlens/contracts';
+import { pino } from 'pino';
+import { billingSandboxV1, billingV1, dateFromTimestamp } from '@cardlens/contracts';
 import { callUnary, createClient } from '@cardlens/grpc-kit';
 import { openPrisma } from '@cardlens/db';
 import { describeWithInfra } from '@cardlens/testing';
 import { PrismaClient as BillingPrisma } from '../../billing/src/db';
 import { PrismaClient as GradingPrisma } from '../../grading/src/db';
+import { createDownstream as createGradingDownstream } from '../../grading/src/downstream';
+import { settleGrades } from '../../grading/src/use-cases/settle-grades';
 import { FaultProxy } from './fault-proxy';
 import { startStack, type ApiResponse, type Stack, type StackMode } from './stack';
 
@@ -302,6 +305,47 @@ function gradesSuite(mode: StackMode) {
     expect(Number(exhausted.headers.get('x-credits-remaining') ?? credits)).toBe(credits);
     expect((await me(headers)).prepaidCredits).toBe(credits);
     expectTempAreaEmpty();
+  });
+
+  it('a client that disconnects mid-grade does not leave it reserved: the grade completes and is committed; a grade left in flight by a dead process is refunded by the settler', async () => {
+    const { agentId, headers } = await newAgent();
+    await subscribe(headers);
+    proxy.set('hang');
+    const key = newKey();
+    const client = new AbortController();
+    const abandoned = fetch(`${stack.baseUrl}/v1/grades`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': key }, body: form(photos.front, photos.back), signal: client.signal }).catch((error: unknown) => error);
+    await waitUntil(async () => (await gradingDb.grade.count({ where: { agentId, idempotencyKey: key, billing: 'pending' } })) === 1);
+    client.abort();
+    await abandoned;
+    proxy.set('pass');
+    await waitUntil(async () => (await gradingDb.grade.count({ where: { agentId, idempotencyKey: key, status: 'completed', billing: 'settled' } })) === 1);
+    const row = await gradingDb.grade.findFirstOrThrow({ where: { agentId, idempotencyKey: key } });
+    expect((await billingDb.gradeReservation.findUniqueOrThrow({ where: { gradeId: row.id } })).state).toBe('committed');
+    // The client comes back with the same key and bytes: the saved result, no second charge.
+    const replay = await grade(headers, key);
+    expect(replay.json).toMatchObject({ id: Number(row.id), status: 'completed' });
+
+    // A process died after billing reserved a grade and before it recorded anything more: the settler finds the
+    // stale in-flight grade and refunds it by grade id.
+    const stale = await gradingDb.grade.create({
+      data: {
+        agentId, idempotencyKey: newKey(), status: 'processing', frontSha256: '0'.repeat(64), backSha256: '0'.repeat(64), photoFingerprint: '0'.repeat(64),
+        frontBytes: 1, backBytes: 1, lockToken: 1n, createdAt: new Date(Date.now() - 10 * MINUTE * 1000),
+      },
+    });
+    const billing = createClient(billingV1.BillingServiceClient, `127.0.0.1:${stack.ports.billing}`);
+    try {
+      await callUnary(billing, 'reserveGrade', { agentId, gradeId: Number(stale.id) }, { deadlineMs: 5000 });
+      const downstream = createGradingDownstream({ billingAddress: `127.0.0.1:${stack.ports.billing}`, inferenceAddress: '127.0.0.1:1', deadlineMs: 5000 });
+      const settled = await settleGrades({ prisma: gradingDb, billing: downstream.billing, logger: pino({ level: 'silent' }) }, { staleAfterMs: 90_000 });
+      downstream.close();
+      expect(settled.abandoned).toBeGreaterThanOrEqual(1);
+    } finally {
+      billing.close();
+    }
+    expect(await gradingDb.grade.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({ status: 'refunded', billing: 'settled', refundReason: 'abandoned' });
+    expect((await billingDb.gradeReservation.findUniqueOrThrow({ where: { gradeId: stale.id } })).state).toBe('refunded');
+    expect((await stack.call('GET', `/v1/grades/${stale.id}`, { headers })).json).toMatchObject({ status: 'refunded', gradesCharged: 0 });
   });
 
   it('10 accounts × 20 concurrent requests: one in flight per account, used + reserved never above the allowance, every failure refunded once', async () => {
