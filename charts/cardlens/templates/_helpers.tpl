@@ -215,10 +215,15 @@ livenessProbe:
 {{- end }}
 
 {{/* The tmp volume and its mount (read-only root filesystem). */}}
+{{- /* The writable /tmp of a pod: the chart-wide tmpVolume, overridden per component (e.g. medium: Memory). */}}
 {{- define "cardlens.tmpVolume" -}}
+{{- $v := merge (deepCopy (.c.tmpVolume | default dict)) (deepCopy (.root.Values.tmpVolume | default dict)) }}
 - name: tmp
   emptyDir:
-    {{- with .Values.tmpVolume.sizeLimit }}
+    {{- with $v.medium }}
+    medium: {{ . }}
+    {{- end }}
+    {{- with $v.sizeLimit }}
     sizeLimit: {{ . }}
     {{- end }}
 {{- end }}

@@ -4,16 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { generateSample } from '@cardlens/card-synth';
-import { pino } from 'pino';
 import { billingSandboxV1, billingV1, dateFromTimestamp } from '@cardlens/contracts';
 import { callUnary, createClient } from '@cardlens/grpc-kit';
-import { openPrisma } from '@cardlens/db';
 import { describeWithInfra } from '@cardlens/testing';
-import { PrismaClient as BillingPrisma } from '../../billing/src/db';
-import { PrismaClient as GradingPrisma } from '../../grading/src/db';
-import { createDownstream as createGradingDownstream } from '../../grading/src/downstream';
-import { settleGrades } from '../../grading/src/use-cases/settle-grades';
 import { FaultProxy } from './fault-proxy';
+import { openSql, type Sql } from './sql';
 import { startStack, type ApiResponse, type Stack, type StackMode } from './stack';
 
 // Commercial grading end to end: HTTP → gateway (photo intake) → grading (in-flight lock, billing's
@@ -44,13 +39,23 @@ interface Photos {
 
 type Headers = Record<string, string>;
 
+interface GradeRow {
+  id: number;
+  agentId: number;
+  status: string;
+  billing: string;
+  gradesCharged: number;
+  refundReason: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+  refundedAt: Date | null;
+}
+
 function gradesSuite(mode: StackMode) {
   let stack: Stack;
   let proxy: FaultProxy;
   let sandbox: billingSandboxV1.SandboxCheckoutServiceClient;
-  let billingDb: BillingPrisma;
-  let gradingDb: GradingPrisma;
-  let closeDbs: () => Promise<void>;
+  let sql: Sql;
   let photos: Photos;
   let imageServer: Server;
   let imageOrigin: string;
@@ -79,24 +84,17 @@ function gradesSuite(mode: StackMode) {
     const proxied = await proxy.listen();
     stack = await startStack(
       mode,
-      { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, PRICING_JSON, IMAGE_FETCH_ALLOW_LOOPBACK: 'true', RATE_LIMIT_PER_KEY_PER_MINUTE: '100000' },
+      { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, PRICING_JSON, IMAGE_FETCH_ALLOW_LOOPBACK: 'true', RATE_LIMIT_PER_KEY_PER_MINUTE: '100000', GRADE_SETTLE_INTERVAL_MS: '500' },
       { gradingInferenceAddress: proxied },
     );
     proxy.forwardTo(`127.0.0.1:${stack.ports.inference}`);
     sandbox = createClient(billingSandboxV1.SandboxCheckoutServiceClient, `127.0.0.1:${stack.ports.billing}`);
-    const billing = await openPrisma(BillingPrisma, stack.database);
-    const grading = await openPrisma(GradingPrisma, stack.database);
-    billingDb = billing.prisma;
-    gradingDb = grading.prisma;
-    closeDbs = async () => {
-      await billing.close();
-      await grading.close();
-    };
+    sql = openSql(stack.database);
   }, 180_000);
 
   afterAll(async () => {
     sandbox?.close();
-    await closeDbs?.();
+    await sql?.close();
     await stack?.stop();
     await proxy?.close();
     await new Promise((resolve) => imageServer?.close(resolve));
@@ -156,7 +154,19 @@ function gradesSuite(mode: StackMode) {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   };
-  const period = (agentId: number) => billingDb.allowancePeriod.findMany({ where: { agentId }, orderBy: { periodStart: 'asc' } });
+  const period = (agentId: number) =>
+    sql.query<{ used: number; reserved: number; granted: number }>('SELECT used, reserved, granted FROM billing.allowance_periods WHERE agent_id = $1 ORDER BY period_start', [agentId]);
+  /** The grading service's rows: `where` is SQL over grading.grades with $1... parameters. */
+  const grades = (where: string, params: unknown[]) =>
+    sql.query<GradeRow>(
+      `SELECT id::int AS id, agent_id AS "agentId", status, billing, grades_charged AS "gradesCharged", refund_reason AS "refundReason",
+              created_at AS "createdAt", completed_at AS "completedAt", refunded_at AS "refundedAt"
+       FROM grading.grades WHERE ${where} ORDER BY created_at, id`,
+      params,
+    );
+  const gradeByKey = async (agentId: number, key: string) => (await grades('agent_id = $1 AND idempotency_key = $2', [agentId, key]))[0];
+  const reservationState = async (gradeId: number) =>
+    (await sql.query<{ state: string }>('SELECT state FROM billing.grade_reservations WHERE grade_id = $1', [gradeId]))[0]?.state ?? 'none';
   /** No photo byte is left in the temporary area once a grade has ended. */
   const expectTempAreaEmpty = () => expect(existsSync(stack.gradingTempDir) ? readdirSync(stack.gradingTempDir) : []).toEqual([]);
 
@@ -182,7 +192,7 @@ function gradesSuite(mode: StackMode) {
     const replay = await grade(headers, key);
     expect(replay.status).toBe(200);
     expect(replay.json).toEqual(first.json);
-    expect(await gradingDb.grade.count({ where: { agentId } })).toBe(1);
+    expect(await grades('agent_id = $1', [agentId])).toHaveLength(1);
     // Same key, other bytes → 409.
     const reused = await grade(headers, key, { back: photos.otherBack });
     expect(reused.status).toBe(409);
@@ -224,7 +234,7 @@ function gradesSuite(mode: StackMode) {
     const key = newKey();
     const first = grade(headers, key);
     // The first grade holds the lock while inference stalls.
-    await waitUntil(async () => (await gradingDb.grade.count({ where: { idempotencyKey: key, billing: 'pending' } })) === 1);
+    await waitUntil(async () => (await grades("idempotency_key = $1 AND billing = 'pending'", [key])).length === 1);
     const second = await grade(headers, newKey());
     expect(second.status).toBe(429);
     expect(second.json.code).toBe('grade_in_flight');
@@ -247,14 +257,13 @@ function gradesSuite(mode: StackMode) {
     expect(down.status).toBe(503);
     expect(down.json.code).toBe('grader_unavailable');
     expectTempAreaEmpty();
-    const row = await gradingDb.grade.findFirstOrThrow({ where: { agentId, idempotencyKey: key } });
+    const row = (await gradeByKey(agentId, key))!;
     expect(row).toMatchObject({ status: 'refunded', billing: 'settled', gradesCharged: 0 });
     const shown = await stack.call('GET', `/v1/grades/${row.id}`, { headers });
     expect(shown.json).toMatchObject({ status: 'refunded', gradesCharged: 0, completedAt: null });
     expect((await grade(headers, key)).json).toMatchObject({ status: 409, code: 'grade_refunded' });
     expect((await gradeOnceRecovered(headers)).status).toBe(200);
-    const reservation = await billingDb.gradeReservation.findUniqueOrThrow({ where: { gradeId: row.id } });
-    expect(reservation.state).toBe('refunded');
+    expect(await reservationState(row.id)).toBe('refunded');
 
     // A photo without a card: 422, refunded, nothing charged.
     const blank = await grade(headers, newKey(), { front: photos.blank });
@@ -280,7 +289,7 @@ function gradesSuite(mode: StackMode) {
     proxy.set('hang');
     const key = newKey();
     const stalled = grade(headers, key);
-    await waitUntil(async () => (await billingDb.gradeReservation.count({ where: { agentId, state: 'reserved' } })) === 1);
+    await waitUntil(async () => (await sql.query("SELECT 1 FROM billing.grade_reservations WHERE agent_id = $1 AND state = 'reserved'", [agentId])).length === 1);
     const [first] = await period(agentId);
     expect(first).toMatchObject({ used: 1, reserved: 1 });
     await advanceTo(new Date(String(active.currentPeriodEndUtc)), HOUR + MINUTE);
@@ -314,38 +323,40 @@ function gradesSuite(mode: StackMode) {
     const key = newKey();
     const client = new AbortController();
     const abandoned = fetch(`${stack.baseUrl}/v1/grades`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': key }, body: form(photos.front, photos.back), signal: client.signal }).catch((error: unknown) => error);
-    await waitUntil(async () => (await gradingDb.grade.count({ where: { agentId, idempotencyKey: key, billing: 'pending' } })) === 1);
+    await waitUntil(async () => (await gradeByKey(agentId, key))?.billing === 'pending');
     client.abort();
     await abandoned;
     proxy.set('pass');
-    await waitUntil(async () => (await gradingDb.grade.count({ where: { agentId, idempotencyKey: key, status: 'completed', billing: 'settled' } })) === 1);
-    const row = await gradingDb.grade.findFirstOrThrow({ where: { agentId, idempotencyKey: key } });
-    expect((await billingDb.gradeReservation.findUniqueOrThrow({ where: { gradeId: row.id } })).state).toBe('committed');
+    await waitUntil(async () => {
+      const row = await gradeByKey(agentId, key);
+      return row?.status === 'completed' && row.billing === 'settled';
+    });
+    const row = (await gradeByKey(agentId, key))!;
+    expect(await reservationState(row.id)).toBe('committed');
     // The client comes back with the same key and bytes: the saved result, no second charge.
     const replay = await grade(headers, key);
     expect(replay.json).toMatchObject({ id: Number(row.id), status: 'completed' });
 
     // A process died after billing reserved a grade and before it recorded anything more: the settler finds the
     // stale in-flight grade and refunds it by grade id.
-    const stale = await gradingDb.grade.create({
-      data: {
-        agentId, idempotencyKey: newKey(), status: 'processing', frontSha256: '0'.repeat(64), backSha256: '0'.repeat(64), photoFingerprint: '0'.repeat(64),
-        frontBytes: 1, backBytes: 1, lockToken: 1n, createdAt: new Date(Date.now() - 10 * MINUTE * 1000),
-      },
-    });
+    // (A grade row written as the grading service writes it, ten minutes old, and a reservation made for it.)
+    const staleKey = newKey();
+    const [stale] = await sql.query<{ id: number }>(
+      `INSERT INTO grading.grades (agent_id, idempotency_key, status, front_sha256, back_sha256, photo_fingerprint, front_bytes, back_bytes, lock_token, created_at)
+       VALUES ($1, $2, 'processing', $3, $3, $3, 1, 1, 1, now() - interval '10 minutes') RETURNING id::int AS id`,
+      [agentId, staleKey, '0'.repeat(64)],
+    );
     const billing = createClient(billingV1.BillingServiceClient, `127.0.0.1:${stack.ports.billing}`);
     try {
-      await callUnary(billing, 'reserveGrade', { agentId, gradeId: Number(stale.id) }, { deadlineMs: 5000 });
-      const downstream = createGradingDownstream({ billingAddress: `127.0.0.1:${stack.ports.billing}`, inferenceAddress: '127.0.0.1:1', deadlineMs: 5000 });
-      const settled = await settleGrades({ prisma: gradingDb, billing: downstream.billing, logger: pino({ level: 'silent' }) }, { staleAfterMs: 90_000 });
-      downstream.close();
-      expect(settled.abandoned).toBeGreaterThanOrEqual(1);
+      await callUnary(billing, 'reserveGrade', { agentId, gradeId: stale!.id }, { deadlineMs: 5000 });
     } finally {
       billing.close();
     }
-    expect(await gradingDb.grade.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({ status: 'refunded', billing: 'settled', refundReason: 'abandoned' });
-    expect((await billingDb.gradeReservation.findUniqueOrThrow({ where: { gradeId: stale.id } })).state).toBe('refunded');
-    expect((await stack.call('GET', `/v1/grades/${stale.id}`, { headers })).json).toMatchObject({ status: 'refunded', gradesCharged: 0 });
+    // The service's settler (every 500 ms here, 15 s by default) finds it.
+    await waitUntil(async () => (await gradeByKey(agentId, staleKey))?.billing === 'settled');
+    expect(await gradeByKey(agentId, staleKey)).toMatchObject({ status: 'refunded', refundReason: 'abandoned', gradesCharged: 0 });
+    expect(await reservationState(stale!.id)).toBe('refunded');
+    expect((await stack.call('GET', `/v1/grades/${stale!.id}`, { headers })).json).toMatchObject({ status: 'refunded', gradesCharged: 0 });
   });
 
   it('10 accounts × 20 concurrent requests: one in flight per account, used + reserved never above the allowance, every failure refunded once', async () => {
@@ -380,17 +391,15 @@ function gradesSuite(mode: StackMode) {
       expect(current.used + current.reserved).toBeLessThanOrEqual(current.granted);
       expect(current.used).toBe(completed);
       // Never two grades of one account in flight at once: their [created, ended] spans do not overlap.
-      const rows = await gradingDb.grade.findMany({ where: { agentId: agent.agentId }, orderBy: { createdAt: 'asc' } });
+      const rows = await grades('agent_id = $1', [agent.agentId]);
       for (let i = 1; i < rows.length; i++) {
         const previousEnd = rows[i - 1]!.completedAt ?? rows[i - 1]!.refundedAt!;
         expect(rows[i]!.createdAt.getTime()).toBeGreaterThanOrEqual(previousEnd.getTime());
       }
       // Every failed grade's reservation was refunded exactly once; every completed one committed.
-      const reservations = await billingDb.gradeReservation.findMany({ where: { agentId: agent.agentId } });
-      const byGrade = new Map(reservations.map((r) => [r.gradeId, r]));
       for (const row of rows) {
         expect(row.billing).toBe('settled');
-        expect(byGrade.get(row.id)?.state ?? 'none').toBe(row.status === 'completed' ? 'committed' : 'refunded');
+        expect(await reservationState(row.id)).toBe(row.status === 'completed' ? 'committed' : 'refunded');
       }
     }
     expectTempAreaEmpty();

@@ -26,6 +26,8 @@ export const gradingConfigSchema = z.object({
    * emptyDir here, so photos never reach a disk.
    */
   GRADING_TEMP_DIR: z.string().default(path.join(os.tmpdir(), 'cardlens-grading')),
+  /** How often grades left in flight by a stopped process, and outcomes billing has not been told, are settled. */
+  GRADE_SETTLE_INTERVAL_MS: env.positiveInt(15000),
   /** The sweeper removes anything in the temp area older than this (left by a crash). */
   GRADING_TEMP_MAX_AGE_SECONDS: env.positiveInt(300),
   LOG_LEVEL: env.logLevel(),

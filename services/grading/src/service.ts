@@ -21,8 +21,6 @@ export interface RunningGrading {
   stop(): Promise<void>;
 }
 
-/** How often grades left in flight by a stopped process and unsettled outcomes are looked for. */
-const SETTLE_INTERVAL_MS = 15_000;
 /** How often the temporary photo area is swept. */
 const SWEEP_INTERVAL_MS = 60_000;
 /** A processing grade is abandoned this long after its budget (billing's deadline and a margin beyond it). */
@@ -56,7 +54,7 @@ export async function startGradingService(options: { config: GradingConfig; data
   let settling: Promise<unknown> = settleGrades(settleDeps, { staleAfterMs }).catch((err: unknown) => logger.warn({ err }, 'grade settlement round failed'));
   const settleTimer = setInterval(() => {
     settling = settleGrades(settleDeps, { staleAfterMs }).catch((err: unknown) => logger.warn({ err }, 'grade settlement round failed'));
-  }, SETTLE_INTERVAL_MS);
+  }, config.GRADE_SETTLE_INTERVAL_MS);
   settleTimer.unref();
 
   const server = await startGrpcServer({

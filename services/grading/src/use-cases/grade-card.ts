@@ -100,10 +100,13 @@ export async function gradeCard(deps: GradeCardDeps, request: GradeCardRequest):
     const refund = (reason: string) => refundGrade(deps, grade, reason);
 
     let grading: commonV1.Grading;
+    let inferenceMs = 0;
     try {
       const left = deps.settings.budgetMs - (performance.now() - started) - SETTLE_RESERVE_MS;
       if (left < MIN_ANALYSIS_MS) throw new AppError('grader_busy', 'The grade could not start within the request budget.');
+      const analysisStarted = performance.now();
       const analysis = await deps.spool.withPhotos(`grade-${grade.id}`, { front: request.front, back: request.back }, (photos) => deps.analyze(photos, Math.floor(left)));
+      inferenceMs = Math.round(performance.now() - analysisStarted);
       // Both sides are found and graded, or inference failed (card_not_found) before this point.
       if (!analysis.grading?.back || !analysis.grading.backCentering) throw new Error('inference returned no grading of both sides');
       grading = analysis.grading;
@@ -128,7 +131,7 @@ export async function gradeCard(deps: GradeCardDeps, request: GradeCardRequest):
     }
     await settleWithBilling(deps, grade, 'commit');
     const saved = await prisma.grade.findUniqueOrThrow({ where: { id: grade.id } });
-    logger.info({ gradeId: grade.id.toString(), agentId: grade.agentId, ms: analysisMs, billingSource: saved.billingSource }, 'grade completed');
+    logger.info({ gradeId: grade.id.toString(), agentId: grade.agentId, inferenceMs, totalMs: Math.round(performance.now() - started), billingSource: saved.billingSource }, 'grade completed');
     return { grade: toCommercialGrade(saved), replayed: false };
   } finally {
     await lease.release();
