@@ -109,6 +109,8 @@ function allowanceProperty(prisma: () => PrismaClient, numRuns: number) {
                   return commitGrade(deps, { agentId, reservationId: id });
                 }
                 case 'refund': {
+                  // Odd grades are refunded by grade id, as grading settles them (also when never reserved: a no-op).
+                  if (op.grade % 2 === 1) return refundGrade(deps, { agentId, gradeId: BigInt(agentId * 1000 + op.grade), reason: 'grader_unavailable' });
                   const id = reservations.get(op.grade);
                   if (id === undefined) return undefined;
                   return refundGrade(deps, { agentId, reservationId: id, reason: 'grader_unavailable' });
