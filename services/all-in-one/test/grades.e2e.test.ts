@@ -20,6 +20,8 @@ import { startStack, type ApiResponse, type Stack, type StackMode } from './stac
 // The plan's allowance is 4 grades here (PRICING_JSON), so exhausting it takes four grades, not 5,000.
 
 const WEBHOOK_SECRET = 'whsec_e2e_grades_secret';
+/** The request budget here (60 s in production), so a stalled engine runs out of it within the test. */
+const BUDGET_MS = 12_000;
 const ALLOWANCE = 4;
 const HOUR = 3600;
 const MINUTE = 60;
@@ -84,7 +86,7 @@ function gradesSuite(mode: StackMode) {
     const proxied = await proxy.listen();
     stack = await startStack(
       mode,
-      { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, PRICING_JSON, IMAGE_FETCH_ALLOW_LOOPBACK: 'true', RATE_LIMIT_PER_KEY_PER_MINUTE: '100000', GRADE_SETTLE_INTERVAL_MS: '500' },
+      { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, PRICING_JSON, IMAGE_FETCH_ALLOW_LOOPBACK: 'true', RATE_LIMIT_PER_KEY_PER_MINUTE: '100000', GRADE_SETTLE_INTERVAL_MS: '500', GRADE_BUDGET_MS: String(BUDGET_MS) },
       { gradingInferenceAddress: proxied },
     );
     proxy.forwardTo(`127.0.0.1:${stack.ports.inference}`);
@@ -269,6 +271,22 @@ function gradesSuite(mode: StackMode) {
     const blank = await grade(headers, newKey(), { front: photos.blank });
     expect(blank.status).toBe(422);
     expect(blank.json.code).toBe('card_not_found');
+    expectTempAreaEmpty();
+  });
+
+  it('a stalled engine: the grade runs out of its budget, answers 503 grader_busy within it and is refunded', async () => {
+    const { agentId, headers } = await newAgent();
+    await subscribe(headers);
+    proxy.set('hang');
+    const key = newKey();
+    const started = Date.now();
+    const stalled = await grade(headers, key);
+    const took = Date.now() - started;
+    proxy.set('pass');
+    expect(stalled.status).toBe(503);
+    expect(stalled.json.code).toBe('grader_busy');
+    expect(took).toBeLessThan(BUDGET_MS);
+    expect(await gradeByKey(agentId, key)).toMatchObject({ status: 'refunded', billing: 'settled', refundReason: 'grader_busy' });
     expectTempAreaEmpty();
   });
 
