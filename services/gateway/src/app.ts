@@ -1,7 +1,9 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@cardlens/errors';
 import type { Logger } from 'pino';
+import type { AppContext } from './application/context';
 import type { Downstream } from './downstream';
+import { photoLoader } from './http/image-intake';
 import type { RateLimiters } from './http/rate-limits';
 import { sendProblem } from './http/problem';
 import { agentRoutes } from './routes/agents';
@@ -35,14 +37,16 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(webhookRoutes(deps));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
 
+  // The use cases behind the REST routes (and the MCP tools): one context for all of them.
+  const ctx: AppContext = { downstream: deps.downstream, limiters: deps.limiters, baseUrl: deps.baseUrl, photos: photoLoader(deps.images) };
   app.use(docsRoutes({ baseUrl: deps.baseUrl, limiters: deps.limiters, readiness: () => deps.downstream.readiness() }));
-  app.use(agentRoutes(deps));
-  app.use(scanRoutes(deps));
-  app.use(gradeRoutes(deps));
+  app.use(agentRoutes(ctx));
+  app.use(scanRoutes(ctx));
+  app.use(gradeRoutes(ctx));
   app.use(pricingRoutes(deps));
   app.use(purchaseRoutes(deps));
   // After the JSON parser (checkout and change-plan take JSON); the sandbox portal's forms parse their own bodies.
-  app.use(subscriptionRoutes(deps));
+  app.use(subscriptionRoutes(ctx));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new AppError('not_found', `No route for ${req.method} ${req.path}. See ${deps.baseUrl}/openapi.json.`));

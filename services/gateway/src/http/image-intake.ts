@@ -33,43 +33,47 @@ const MULTIPART_LIMITS = {
 /** A photo as the request gave it, with the name of the field it came in (for error details). */
 export type ImageSource = FingerprintImage & { field: string };
 
-export function imageIntake(settings: ImageFetchSettings, jsonHint: string) {
+/** Reads a photo request's body by content type: JSON is parsed by app.ts; multipart goes through multer here. */
+export function photoBodyReader(jsonHint: string) {
   const upload = multer({ storage: multer.memoryStorage(), limits: MULTIPART_LIMITS }).fields([
     { name: 'front', maxCount: 1 },
     { name: 'back', maxCount: 1 },
   ]);
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (req.is('multipart/form-data')) {
+      upload(req, res, (error?: unknown) => next(error === undefined ? undefined : multipartError(error)));
+      return;
+    }
+    if (req.is('application/json')) {
+      next();
+      return;
+    }
+    next(new AppError('unsupported_media_type', `Send the request as ${jsonHint} or multipart/form-data (image files).`));
+  };
+}
 
+/** Loads photos for the application layer (REST and MCP alike): uploaded bytes or fetched URLs, validated. */
+export type PhotoLoader = ReturnType<typeof photoLoader>;
+
+export function photoLoader(settings: ImageFetchSettings) {
+  /** The photo's bytes (fetched for a URL), validated; errors name the field and never carry the URL or bytes. */
+  const loadImage = async (source: ImageSource): Promise<Uint8Array> => {
+    try {
+      const bytes = 'url' in source
+        ? await fetchImage(source.url, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: settings.fetchTimeoutMs, allowLoopbackForTests: settings.allowLoopback })
+        : source.content;
+      await validateImageBytes(bytes, SCAN_IMAGE_LIMITS);
+      return bytes;
+    } catch (error) {
+      if (error instanceof AppError) throw new AppError(error.code, `${source.field}: ${error.detail}`, { extras: error.extras, cause: error.cause });
+      throw error;
+    }
+  };
   return {
-    /** Reads the body by content type: JSON is already parsed (app.ts); multipart goes through multer here. */
-    readBody(req: Request, res: Response, next: NextFunction): void {
-      if (req.is('multipart/form-data')) {
-        upload(req, res, (error?: unknown) => next(error === undefined ? undefined : multipartError(error)));
-        return;
-      }
-      if (req.is('application/json')) {
-        next();
-        return;
-      }
-      next(new AppError('unsupported_media_type', `Send the request as ${jsonHint} or multipart/form-data (image files).`));
-    },
-
-    /** The photo's bytes (fetched for a URL), validated; errors name the field and never carry the URL or bytes. */
-    async loadImage(source: ImageSource): Promise<Uint8Array> {
-      try {
-        const bytes = 'url' in source
-          ? await fetchImage(source.url, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: settings.fetchTimeoutMs, allowLoopbackForTests: settings.allowLoopback })
-          : source.content;
-        await validateImageBytes(bytes, SCAN_IMAGE_LIMITS);
-        return bytes;
-      } catch (error) {
-        if (error instanceof AppError) throw new AppError(error.code, `${source.field}: ${error.detail}`, { extras: error.extras, cause: error.cause });
-        throw error;
-      }
-    },
-
+    loadImage,
     /** Both photos load concurrently; the front's error is reported first whatever finishes first. */
     async loadPair<B extends ImageSource | undefined>(front: ImageSource, back: B): Promise<{ front: Uint8Array; back: B extends ImageSource ? Uint8Array : Uint8Array | undefined }> {
-      const [f, b] = await Promise.allSettled([this.loadImage(front), back ? this.loadImage(back) : Promise.resolve(undefined)]);
+      const [f, b] = await Promise.allSettled([loadImage(front), back ? loadImage(back) : Promise.resolve(undefined)]);
       if (f.status === 'rejected') throw f.reason;
       if (b.status === 'rejected') throw b.reason;
       return { front: f.value, back: b.value as B extends ImageSource ? Uint8Array : Uint8Array | undefined };

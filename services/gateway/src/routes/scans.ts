@@ -1,68 +1,37 @@
 import { Router, type Request, type Response } from 'express';
-import type { commonV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
-import type { Downstream } from '../downstream';
+import type { AppContext } from '../application/context';
+import { getScan, submitScan, type ScanInput } from '../application/scans';
 import { authenticate, authOf, sendAuthenticated } from '../http/authenticated';
 import { methodNotAllowed } from '../http/request';
-import type { RateLimiters } from '../http/rate-limits';
-import { imageContent, imageIntake, multipartParts, type ImageFetchSettings, type ImageSource } from '../http/image-intake';
-import { parseIdempotencyKey, parseModules, parseScanId, requestFingerprint } from '../http/scan-request';
-import { presentScan, presentScanAccepted } from '../http/scan-view';
+import { multipartParts, photoBodyReader } from '../http/image-intake';
+import { parseIdempotencyKey, parseScanId } from '../http/scan-request';
 
 export type { ImageFetchSettings } from '../http/image-intake';
-
-interface ScanInput {
-  modules: unknown;
-  front: ImageSource;
-  back: ImageSource | undefined;
-}
 
 /**
  * Prepaid scans: POST /v1/scans (JSON with image URLs or multipart uploads), GET /v1/scans/{id} and the grading
  * overlay GET /v1/scans/{id}/overlay. Images and Idempotency-Keys are never logged.
  */
-export function scanRoutes(deps: { downstream: Downstream; limiters: RateLimiters; images: ImageFetchSettings }): Router {
-  const { downstream, limiters, images } = deps;
+export function scanRoutes(app: AppContext): Router {
+  const { downstream, limiters } = app;
   const router = Router();
-  const intake = imageIntake(images, 'application/json (image URLs)');
+  const readBody = photoBodyReader('application/json (image URLs)');
 
   router
     .route('/v1/scans')
-    .post(authenticate(downstream, limiters), intake.readBody, async (req: Request, res: Response) => {
-      const { agent } = authOf(res);
+    .post(authenticate(downstream, limiters), readBody, async (req: Request, res: Response) => {
       const input = req.is('multipart/form-data') ? multipartInput(req) : jsonInput(req.body);
-      const modules = parseModules(input.modules);
       const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
-      const fingerprint = requestFingerprint({ modules, front: input.front, back: input.back });
-
-      // A replay is answered from the stored acceptance before any image is fetched again.
-      if (idempotencyKey !== undefined) {
-        const accepted = await downstream.findIdempotentScan({ agentId: agent.agentId, idempotencyKey, requestFingerprint: fingerprint });
-        if (accepted) {
-          await sendAuthenticated(res, downstream, 202, presentScanAccepted(accepted), accepted.creditsRemaining);
-          return;
-        }
-      }
-
-      const { front, back } = await intake.loadPair(input.front, input.back);
-      const created = await downstream.createScan({
-        agentId: agent.agentId,
-        modules,
-        front: imageInput(front),
-        back: back === undefined ? undefined : imageInput(back),
-        idempotencyKey,
-        requestFingerprint: fingerprint,
-      });
-      await sendAuthenticated(res, downstream, 202, presentScanAccepted(created), created.creditsRemaining);
+      const { view, creditsRemaining } = await submitScan(app, authOf(res).agent, { ...input, idempotencyKey });
+      await sendAuthenticated(res, downstream, 202, view, creditsRemaining);
     })
     .all(methodNotAllowed('POST'));
 
   router
     .route('/v1/scans/:id')
     .get(authenticate(downstream, limiters), async (req: Request, res: Response) => {
-      const { agent } = authOf(res);
-      const scan = await downstream.getScan(agent.agentId, parseScanId(req.params.id));
-      await sendAuthenticated(res, downstream, 200, presentScan(scan));
+      await sendAuthenticated(res, downstream, 200, await getScan(app, authOf(res).agent, req.params.id));
     })
     .all(methodNotAllowed('GET'));
 
@@ -82,12 +51,8 @@ export function scanRoutes(deps: { downstream: Downstream; limiters: RateLimiter
   return router;
 }
 
-function imageInput(bytes: Uint8Array): commonV1.ImageInput {
-  return { source: { $case: 'content', value: imageContent(bytes) } };
-}
-
 /** JSON form: `frontImageUrl` (required), `backImageUrl` (optional), `modules`; other members are ignored. */
-function jsonInput(body: unknown): ScanInput {
+function jsonInput(body: unknown): Omit<ScanInput, 'idempotencyKey'> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError('invalid_body', 'The request body must be a JSON object with frontImageUrl and modules.');
   }
@@ -107,7 +72,7 @@ function jsonInput(body: unknown): ScanInput {
 }
 
 /** Multipart form: files `front` (required) and `back` (optional), text field `modules`. */
-function multipartInput(req: Request): ScanInput {
+function multipartInput(req: Request): Omit<ScanInput, 'idempotencyKey'> {
   const { front, back, fields } = multipartParts(req);
   if (!front) throw new AppError('missing_front_image', 'The front image file is required: send it in the multipart file field "front".');
   return {

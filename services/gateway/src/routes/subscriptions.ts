@@ -1,16 +1,14 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '@cardlens/errors';
-import { isoOrNull, type billingSandboxV1, type billingV1 } from '@cardlens/contracts';
-import type { Downstream } from '../downstream';
+import { isoOrNull, type billingSandboxV1 } from '@cardlens/contracts';
+import type { AppContext } from '../application/context';
+import { changePlan, checkCredits, subscribeGrading } from '../application/subscriptions';
 import { authenticate, authOf, sendAuthenticated } from '../http/authenticated';
 import { escapeHtml, sendHtmlPage } from '../http/html';
 import { clientIp } from '../http/client-ip';
-import { consumeOrThrow, type RateLimiters } from '../http/rate-limits';
+import { consumeOrThrow } from '../http/rate-limits';
 import { methodNotAllowed, requireJsonBody } from '../http/request';
 import { money, sandboxCardChoices, sandboxCardOf, sandboxFormBody } from './purchases';
-
-/** The plan keys of the HTTP contract (PlanKey); billing owns the plans and rejects any other key. */
-const PLAN_KEYS = ['grading_5000', 'grading_10000'];
 
 /** A sandbox billing portal session id as it appears in our URLs (`bps_sandbox_…`). */
 const PORTAL_SESSION_ID = /^bps_[A-Za-z0-9_]{1,250}$/;
@@ -18,44 +16,15 @@ const PORTAL_SESSION_ID = /^bps_[A-Za-z0-9_]{1,250}$/;
 const PORTAL_MESSAGE = 'Ask the account owner to open portalUrl to manage the payment method or cancel at period end. The link is short-lived; request a new one each time.';
 
 /** Grading subscriptions: the agent's API calls, the checkout's return page, and the sandbox billing portal. */
-export function subscriptionRoutes(deps: { downstream: Downstream; limiters: RateLimiters }): Router {
-  const { downstream, limiters } = deps;
+export function subscriptionRoutes(app: AppContext): Router {
+  const { downstream, limiters } = app;
   const router = Router();
   const auth = authenticate(downstream, limiters);
 
   router
     .route('/v1/subscriptions/checkout')
     .post(auth, async (req: Request, res: Response) => {
-      const plan = parsePlan(requireJsonBody(req));
-      const { agent } = authOf(res);
-      // Billing refuses an empty email with contact_email_required, after checking the plan.
-      const result = await downstream.createSubscriptionCheckout(agent.agentId, plan, agent.contactEmail ?? '');
-      switch (result.$case) {
-        case 'checkout': {
-          const offer = result.value;
-          const trialDays = offer.includesTrial ? offer.trialDays : 0;
-          await sendAuthenticated(res, downstream, 200, {
-            action: 'checkout',
-            plan: offer.plan,
-            checkoutUrl: offer.checkoutUrl,
-            expiresAt: isoOrNull(offer.expiresAt),
-            trialDays,
-            message: offer.includesTrial
-              ? `Ask the account owner to open checkoutUrl and add a payment method; the ${trialDays}-day trial starts after checkout and nothing is charged until it ends.`
-              : 'Ask the account owner to open checkoutUrl; the plan is charged at checkout (no trial for returning subscribers).',
-          });
-          return;
-        }
-        case 'portalUrl':
-          await sendAuthenticated(res, downstream, 200, {
-            action: 'portal',
-            portalUrl: result.value,
-            message: 'The subscription is past due: ask the account owner to open portalUrl and update the payment method. Grading resumes as soon as the payment succeeds.',
-          });
-          return;
-        case 'scheduled':
-          await sendAuthenticated(res, downstream, 200, scheduledView(result.value));
-      }
+      await sendAuthenticated(res, downstream, 200, await subscribeGrading(app, authOf(res).agent, requireJsonBody(req)));
     })
     .all(methodNotAllowed('POST'));
 
@@ -71,9 +40,7 @@ export function subscriptionRoutes(deps: { downstream: Downstream; limiters: Rat
   router
     .route('/v1/subscriptions/change-plan')
     .post(auth, async (req: Request, res: Response) => {
-      const plan = parsePlan(requireJsonBody(req));
-      const scheduled = await downstream.changePlan(authOf(res).agent.agentId, plan);
-      await sendAuthenticated(res, downstream, 200, scheduledView(scheduled));
+      await sendAuthenticated(res, downstream, 200, await changePlan(app, authOf(res).agent, requireJsonBody(req)));
     })
     .all(methodNotAllowed('POST'));
 
@@ -97,8 +64,8 @@ export function subscriptionRoutes(deps: { downstream: Downstream; limiters: Rat
   router
     .route('/v1/subscriptions/me')
     .get(auth, async (_req: Request, res: Response) => {
-      const { prepaidCredits, gradingSubscription } = await downstream.getSubscriptionBalance(authOf(res).agent.agentId);
-      await sendAuthenticated(res, downstream, 200, { prepaidCredits, ...gradingSubscription }, prepaidCredits);
+      const view = await checkCredits(app, authOf(res).agent);
+      await sendAuthenticated(res, downstream, 200, view, view.prepaidCredits);
     })
     .all(methodNotAllowed('GET'));
 
@@ -146,26 +113,6 @@ export function subscriptionRoutes(deps: { downstream: Downstream; limiters: Rat
     .all(methodNotAllowed('POST'));
 
   return router;
-}
-
-/** `plan` must be a string; whether it names a plan is billing's decision (invalid_plan lists its keys). */
-function parsePlan(raw: unknown): string {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new AppError('invalid_body', 'The request body must be a JSON object.');
-  const { plan } = raw as { plan?: unknown };
-  if (typeof plan !== 'string') {
-    throw new AppError('invalid_plan', `${plan === undefined || plan === null ? 'plan is required' : 'plan must be a string'}. Valid plans: ${PLAN_KEYS.join(', ')}.`);
-  }
-  return plan;
-}
-
-function scheduledView(change: billingV1.ScheduledPlanChange) {
-  return {
-    action: 'scheduled',
-    plan: change.currentPlan,
-    pendingPlan: change.plan,
-    effectiveAtUtc: isoOrNull(change.effectiveAt),
-    message: `The plan changes to ${change.plan} at effectiveAtUtc (the next renewal, or the trial end); the current allowance is unchanged.`,
-  };
 }
 
 function portalSessionIdParam(req: Request): string {
