@@ -11,6 +11,7 @@ import { pricingRoutes } from './routes/pricing';
 import { purchaseRoutes, webhookRoutes } from './routes/purchases';
 import { docsRoutes } from './routes/docs';
 import { gradeRoutes } from './routes/grades';
+import { mcpRoutes } from './routes/mcp';
 import type { ImageFetchSettings } from './routes/scans';
 import { scanRoutes } from './routes/scans';
 import { subscriptionRoutes } from './routes/subscriptions';
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(purchaseRoutes(deps));
   // After the JSON parser (checkout and change-plan take JSON); the sandbox portal's forms parse their own bodies.
   app.use(subscriptionRoutes(ctx));
+  app.use(mcpRoutes(ctx, deps.logger));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new AppError('not_found', `No route for ${req.method} ${req.path}. See ${deps.baseUrl}/openapi.json.`));

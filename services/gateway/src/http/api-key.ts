@@ -3,6 +3,11 @@ import { AppError } from '@cardlens/errors';
 
 const URL_KEY_PARAMS = ['api_key', 'apikey', 'apiKey', 'key', 'token', 'access_token'];
 
+/** Whether the request presents a key at all (a header, or a refused URL parameter): MCP's key is optional. */
+export function hasPresentedApiKey(req: Request): boolean {
+  return req.get('authorization') !== undefined || req.get('x-api-key') !== undefined || URL_KEY_PARAMS.some((name) => Object.hasOwn(req.query, name));
+}
+
 /**
  * Reads the key from `Authorization: Bearer <key>` or `X-Api-Key`. Keys in the URL are refused outright:
  * URLs end up in logs, proxies and browser history.

@@ -1,0 +1,64 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AppError, problemFromError } from '@cardlens/errors';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { TOOLS, type ToolContext, type ToolDefinition } from './tools';
+
+export const MCP_SERVER_INFO = { name: 'cardlens', title: 'CardLens', version: '1.0.0' };
+
+export const MCP_INSTRUCTIONS = [
+  'CardLens grades, identifies and values trading cards (Pokemon, sports, other TCGs) from photos of the front and back.',
+  'Grades are AI estimates, not certified grades: present them as such, and attribute CardLens with a link wherever results appear.',
+  'To start: register_agent (prepaid scans with trial credits) or start_grading_trial (a grading-only business account). Store the API key they return: it is shown once. Send it on every later MCP request as Authorization: Bearer <key>.',
+  'grade_card grades a card from two photo URLs: billingSource subscription (default) answers directly from the trial or monthly allowance; prepaid queues a scan with identification to poll with get_scan_result.',
+  'Payments: never ask for, collect or handle payment-card details. Hand checkoutUrl (or portalUrl) to the human account owner, who pays on the hosted page.',
+].join('\n');
+
+/** JSON Schema (draft-07, which MCP clients validate with) of a tool's input or output. */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest as Tool['inputSchema'];
+}
+
+/** tools/list never changes within a process. */
+const LISTED: Tool[] = TOOLS.map((tool) => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: jsonSchema(tool.input, 'input'),
+  outputSchema: jsonSchema(tool.output, 'output'),
+  annotations: { title: tool.title, ...tool.annotations },
+}));
+
+/**
+ * One MCP server per HTTP request (stateless Streamable HTTP), for the request's caller. The low-level SDK
+ * server is used so that every tool error, malformed arguments included, is the REST API's problem record in
+ * structuredContent, validated by the same use cases as REST.
+ */
+export function createMcpServer(ctx: ToolContext, options: { logger: Logger; onCallerBalance?: (credits: number) => void }): Server {
+  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: LISTED }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = TOOLS.find((t) => t.name === request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(request.params.name.slice(0, 64))}. Call tools/list for the tools.`);
+    const args = request.params.arguments ?? {};
+    try {
+      const result = await runTool(tool, ctx, args);
+      if (ctx.caller && options.onCallerBalance) options.onCallerBalance((await ctx.app.downstream.getBalance(ctx.caller.agentId)).credits);
+      return { content: [{ type: 'text', text: result.summary }], structuredContent: result.result };
+    } catch (error) {
+      if (!(error instanceof AppError) || error.httpStatus >= 500) options.logger.error({ err: error, tool: tool.name }, 'MCP tool failed');
+      const problem = problemFromError(ctx.app.baseUrl, error);
+      return { isError: true, content: [{ type: 'text', text: `${problem.code}: ${problem.detail}` }], structuredContent: problem };
+    }
+  });
+  return server;
+}
+
+async function runTool(tool: ToolDefinition, ctx: ToolContext, args: Record<string, unknown>) {
+  if (tool.needsKey && !ctx.caller) {
+    throw new AppError('invalid_api_key', `${tool.name} needs an API key: send Authorization: Bearer <key> (or X-Api-Key) on the MCP request. Get one with register_agent or start_grading_trial.`);
+  }
+  return tool.run(ctx, args, ctx.caller!);
+}
