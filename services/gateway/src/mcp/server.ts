@@ -21,13 +21,30 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchem
   return rest as Tool['inputSchema'];
 }
 
+/** The REST API's RFC 9457 problem record: a tool error's structuredContent. */
+const problemRecord = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.string(),
+});
+
+/**
+ * A tool's declared output: its result, or (isError true) a problem record. MCP clients (the SDK's among them)
+ * validate structuredContent against outputSchema on error results too, so the schema names both shapes.
+ */
+function outputSchema(tool: ToolDefinition): NonNullable<Tool['outputSchema']> {
+  return { type: 'object', anyOf: [jsonSchema(tool.output, 'output'), jsonSchema(problemRecord, 'output')] } as NonNullable<Tool['outputSchema']>;
+}
+
 /** tools/list never changes within a process. */
 const LISTED: Tool[] = TOOLS.map((tool) => ({
   name: tool.name,
   title: tool.title,
-  description: tool.description,
+  description: `${tool.description} On failure the result has isError true and structuredContent is the API's problem record (code, status, detail).`,
   inputSchema: jsonSchema(tool.input, 'input'),
-  outputSchema: jsonSchema(tool.output, 'output'),
+  outputSchema: outputSchema(tool),
   annotations: { title: tool.title, ...tool.annotations },
 }));
 
