@@ -16,6 +16,7 @@ import { createMcpServer } from '../mcp/server';
  */
 export function mcpRoutes(app: AppContext, logger: Logger): Router {
   const router = Router();
+  const dnsRebindingProtection = { enableDnsRebindingProtection: true, allowedHosts: allowedHosts(app.baseUrl), allowedOrigins: [new URL(app.baseUrl).origin] };
   router
     .route('/mcp')
     .post(async (req: Request, res: Response) => {
@@ -33,7 +34,7 @@ export function mcpRoutes(app: AppContext, logger: Logger): Router {
         { app, caller, clientIp: ip },
         { logger, onCallerBalance: (credits) => (res.headersSent ? undefined : res.setHeader('X-Credits-Remaining', String(credits))) },
       );
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, ...dnsRebindingProtection });
       res.on('close', () => {
         void transport.close();
         void server.close();
@@ -43,4 +44,16 @@ export function mcpRoutes(app: AppContext, logger: Logger): Router {
     })
     .all(methodNotAllowed('POST'));
   return router;
+}
+
+/**
+ * The Host values /mcp answers to (DNS-rebinding protection, as the MCP transport recommends): the public base
+ * URL's host; for a loopback base URL (the embedded mode), every loopback name with its port. A request from a
+ * page on another origin (an Origin header that is not ours) is refused too: keys never belong in browser code.
+ */
+function allowedHosts(baseUrl: string): string[] {
+  const url = new URL(baseUrl);
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'];
+  if (!loopback.includes(url.hostname)) return [url.host];
+  return loopback.map((name) => (url.port ? `${name}:${url.port}` : name));
 }
