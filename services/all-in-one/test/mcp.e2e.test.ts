@@ -169,6 +169,13 @@ function mcpSuite(mode: StackMode) {
     expect(bad.status).toBe(401);
     expect(bad.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(((await bad.json()) as { code: string }).code).toBe('invalid_api_key');
+    // The HTTP-level rules of the REST API: a key's request spends the per-key limit; without a key, the per-IP one.
+    const rpc = (headers: Record<string, string>) =>
+      fetch(`${stack.baseUrl}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect((await rpc({ Authorization: `Bearer ${key}` })).headers.get('x-ratelimit-policy')).toMatch(/^per-key;/);
+    expect((await rpc({})).headers.get('x-ratelimit-policy')).toMatch(/^open-per-ip;/);
+    // DNS-rebinding protection: a foreign Host or Origin is refused.
+    expect((await rpc({ Origin: 'http://evil.example.com' })).status).toBe(403);
     for (const method of ['GET', 'DELETE']) {
       const r = await stack.call(method, '/mcp', { undocumented: true });
       expect(r.status).toBe(405);

@@ -41,7 +41,7 @@ const OPEN = new Set([
 ]);
 const OPTIONAL_AUTH = new Set(['POST /mcp']);
 /** Error responses that come from the MCP transport as JSON-RPC error objects, not problem records. */
-const JSON_RPC_ERRORS = new Set(['POST /mcp 400', 'POST /mcp 406', 'POST /mcp 415']);
+const JSON_RPC_ERRORS = new Set(['POST /mcp 400', 'POST /mcp 403', 'POST /mcp 406', 'POST /mcp 415']);
 
 function deref(value: unknown): Json {
   let node = value;
