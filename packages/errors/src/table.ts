@@ -42,8 +42,10 @@ export const errorTable = {
   plan_change_conflict: { httpStatus: 409, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'Conflicting plan change' },
   grade_refunded: { httpStatus: 409, grpcStatus: GrpcStatus.ABORTED, title: 'Grade was refunded; use a new Idempotency-Key' },
   // 413 / 415
+  request_timeout: { httpStatus: 408, grpcStatus: GrpcStatus.DEADLINE_EXCEEDED, title: 'Request not received in time' },
   body_too_large: { httpStatus: 413, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Request body too large' },
   unsupported_media_type: { httpStatus: 415, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Unsupported media type' },
+  headers_too_large: { httpStatus: 431, grpcStatus: GrpcStatus.INVALID_ARGUMENT, title: 'Request headers too large' },
   // 422: the request was well formed but the photo cannot be graded.
   card_not_found: { httpStatus: 422, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'No card found in the image' },
   // 429

@@ -3,7 +3,8 @@ import { AppError } from '@cardlens/errors';
 import type { Logger } from 'pino';
 import type { AppContext } from './application/context';
 import type { Downstream } from './downstream';
-import { photoLoader } from './http/image-intake';
+import { refuseOversizedBodies } from './http/edge';
+import { MAX_IMAGE_BYTES, photoLoader } from './http/image-intake';
 import type { RateLimiters } from './http/rate-limits';
 import { sendProblem } from './http/problem';
 import { agentRoutes } from './routes/agents';
@@ -27,6 +28,10 @@ export interface AppDeps {
 }
 
 const JSON_BODY_LIMIT = '64kb';
+const JSON_BODY_LIMIT_BYTES = 64 * 1024;
+const WEBHOOK_BODY_LIMIT_BYTES = 512 * 1024;
+/** Two photos of at most 15 MB and the form's other parts. */
+const MULTIPART_BODY_LIMIT = 2 * MAX_IMAGE_BYTES + 64 * 1024;
 
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
@@ -34,6 +39,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('trust proxy', deps.trustProxyHops);
   app.set('query parser', 'simple');
 
+  // A body larger than its route accepts is refused by its Content-Length before any of it is read.
+  app.use(refuseOversizedBodies((req) => (req.is('multipart/form-data') ? MULTIPART_BODY_LIMIT : req.path === '/v1/webhooks/stripe' ? WEBHOOK_BODY_LIMIT_BYTES : JSON_BODY_LIMIT_BYTES)));
   // Before the JSON parser: the webhook's signature covers the raw bytes.
   app.use(webhookRoutes(deps));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));

@@ -35,6 +35,12 @@ export const gatewayConfigSchema = z.object({
    * Never enable it in a deployment: it opens the image fetcher to services on the gateway's own host.
    */
   IMAGE_FETCH_ALLOW_LOOPBACK: env.bool(false),
+  /** Idle or half-sent request headers are closed after this long (slowloris). */
+  HTTP_HEADERS_TIMEOUT_MS: env.positiveInt(10000),
+  /** The whole request (headers and body) must arrive within this long; a body trickled slowly is cut off (408). */
+  HTTP_REQUEST_TIMEOUT_MS: env.positiveInt(60000),
+  /** Idle keep-alive connections close after this long: keep it above the load balancer's idle timeout (60 s). */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: env.positiveInt(65000),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
 });

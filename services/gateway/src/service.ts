@@ -4,6 +4,7 @@ import type { Logger } from '@cardlens/telemetry';
 import { createApp } from './app';
 import type { GatewayConfig } from './config';
 import { createDownstream } from './downstream';
+import { applyServerLimits } from './http/edge';
 import { createRateLimiters } from './http/rate-limits';
 
 /** The gateway's bound HTTP server before the app is attached: lets a caller learn the base URL first. */
@@ -17,8 +18,12 @@ export interface GatewayListener {
  * Binds the HTTP port (requests wait until startGateway attaches the app). The embedded mode listens first so
  * billing, started before the gateway, knows the public base URL its checkout links point to.
  */
-export async function listenGateway(config: Pick<GatewayConfig, 'GATEWAY_PORT' | 'GATEWAY_HOST' | 'PUBLIC_BASE_URL'>): Promise<GatewayListener> {
+export async function listenGateway(
+  config: Pick<GatewayConfig, 'GATEWAY_PORT' | 'GATEWAY_HOST' | 'PUBLIC_BASE_URL' | 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_REQUEST_TIMEOUT_MS' | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'>,
+): Promise<GatewayListener> {
   const server: Server = createServer();
+  let baseUrl = '';
+  applyServerLimits(server, { headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS }, () => baseUrl);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.GATEWAY_PORT, config.GATEWAY_HOST, () => resolve());
@@ -26,7 +31,7 @@ export async function listenGateway(config: Pick<GatewayConfig, 'GATEWAY_PORT' |
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.GATEWAY_PORT;
   const host = config.GATEWAY_HOST.includes(':') ? `[${config.GATEWAY_HOST}]` : config.GATEWAY_HOST;
-  const baseUrl = (config.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, '');
+  baseUrl = (config.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, '');
   return { server, port, baseUrl };
 }
 
