@@ -9,7 +9,7 @@ import type { RateLimiters } from './http/rate-limits';
 import { sendProblem } from './http/problem';
 import { agentRoutes } from './routes/agents';
 import { pricingRoutes } from './routes/pricing';
-import { purchaseRoutes, webhookRoutes } from './routes/purchases';
+import { purchaseRoutes, WEBHOOK_BODY_LIMIT, webhookRoutes } from './routes/purchases';
 import { docsRoutes } from './routes/docs';
 import { gradeRoutes } from './routes/grades';
 import { mcpRoutes } from './routes/mcp';
@@ -29,7 +29,6 @@ export interface AppDeps {
 
 const JSON_BODY_LIMIT = '64kb';
 const JSON_BODY_LIMIT_BYTES = 64 * 1024;
-const WEBHOOK_BODY_LIMIT_BYTES = 512 * 1024;
 /** Two photos of at most 15 MB and the form's other parts. */
 const MULTIPART_BODY_LIMIT = 2 * MAX_IMAGE_BYTES + 64 * 1024;
 
@@ -40,7 +39,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   // A body larger than its route accepts is refused by its Content-Length before any of it is read.
-  app.use(refuseOversizedBodies((req) => (req.is('multipart/form-data') ? MULTIPART_BODY_LIMIT : req.path === '/v1/webhooks/stripe' ? WEBHOOK_BODY_LIMIT_BYTES : JSON_BODY_LIMIT_BYTES)));
+  app.use(refuseOversizedBodies((req) => (req.is('multipart/form-data') ? MULTIPART_BODY_LIMIT : req.path === '/v1/webhooks/stripe' ? WEBHOOK_BODY_LIMIT : JSON_BODY_LIMIT_BYTES)));
   // Before the JSON parser: the webhook's signature covers the raw bytes.
   app.use(webhookRoutes(deps));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));

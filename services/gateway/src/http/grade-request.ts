@@ -1,6 +1,6 @@
 import { SCAN_MODULES_BY_NAME } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
-import { parseIdempotencyKey } from './scan-request';
+import { parseIdempotencyKey, positiveId } from './scan-request';
 
 /** The pure parts of POST /v1/grades and GET /v1/grades/{id}: the key, the `modules` value and the grade id. */
 
@@ -35,11 +35,9 @@ export function checkGradeModules(value: unknown): void {
   }
 }
 
-const GRADE_ID = /^[1-9][0-9]{0,17}$/;
-
 /** The `{id}` of /v1/grades/{id}: a positive integer, or grade_not_found (a malformed id names no grade). */
 export function parseGradeId(raw: unknown): number {
-  const id = typeof raw === 'string' && GRADE_ID.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(id)) throw new AppError('grade_not_found', 'No grade with this id exists for this agent.');
+  const id = positiveId(raw);
+  if (id === undefined) throw new AppError('grade_not_found', 'No grade with this id exists for this agent.');
   return id;
 }

@@ -62,7 +62,7 @@ export function parseModules(value: unknown): scansV1.Module[] {
   return modules;
 }
 
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The Idempotency-Key header: absent gives undefined; otherwise it must be 1-64 characters of [A-Za-z0-9_-]
@@ -97,15 +97,20 @@ export function requestFingerprint(request: { modules: readonly scansV1.Module[]
   return sha256Hex(canonical);
 }
 
-const SCAN_ID = /^[1-9][0-9]{0,17}$/;
+const POSITIVE_ID = /^[1-9][0-9]{0,17}$/;
+
+/** A positive integer path id, or undefined (larger ids cannot travel as int64 numbers without losing precision). */
+export function positiveId(raw: unknown): number | undefined {
+  const id = typeof raw === 'string' && POSITIVE_ID.test(raw) ? Number(raw) : NaN;
+  return Number.isSafeInteger(id) ? id : undefined;
+}
 
 /**
  * The `{id}` path segment of /v1/scans/{id}: a positive integer, or AppError `scan_not_found` (never a 400:
  * a malformed id names no scan of the caller's, like any other unknown id).
  */
 export function parseScanId(raw: unknown): number {
-  const id = typeof raw === 'string' && SCAN_ID.test(raw) ? Number(raw) : NaN;
-  // Larger ids cannot travel as int64 numbers without losing precision, and no scan has one.
-  if (!Number.isSafeInteger(id)) throw new AppError('scan_not_found', 'No scan with this id exists for this agent.');
+  const id = positiveId(raw);
+  if (id === undefined) throw new AppError('scan_not_found', 'No scan with this id exists for this agent.');
   return id;
 }

@@ -5,6 +5,7 @@ import { registerAgent, registrationInput } from '../application/agents';
 import type { AppContext, Caller } from '../application/context';
 import { getGrade, gradeCard, gradeUrls, gradeUrlsInput } from '../application/grades';
 import { getScan, submitScan } from '../application/scans';
+import { IDEMPOTENCY_KEY } from '../http/scan-request';
 import { checkCredits, gradingTrialInput, planInput, startGradingTrial, subscribeGrading } from '../application/subscriptions';
 
 /**
@@ -154,7 +155,7 @@ const gradeCardInput = gradeUrlsInput.extend({
     .describe('subscription (default): grading only, synchronous, charged to the trial (free) or one grade of the monthly allowance. prepaid: an asynchronous prepaid scan with identification and grading (1 credit), polled with get_scan_result.'),
   idempotencyKey: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'idempotencyKey must be 1-64 characters of A-Z, a-z, 0-9, "_" and "-"')
+    .regex(IDEMPOTENCY_KEY, 'idempotencyKey must be 1-64 characters of A-Z, a-z, 0-9, "_" and "-"')
     .optional()
     .describe('Makes a retry safe: the same key and photos replay the first result without a new charge. A fresh key is made when absent (and returned).'),
 });

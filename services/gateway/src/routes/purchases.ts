@@ -42,7 +42,7 @@ export const sandboxFormBody = express.urlencoded({ extended: false, limit: '4kb
 const CHECKOUT_SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
 
 /** Stripe's event payloads are a few kB; anything near this is not a Stripe event. */
-export const WEBHOOK_BODY_LIMIT = '512kb';
+export const WEBHOOK_BODY_LIMIT = 512 * 1024;
 
 const purchaseBody = z.object({
   pack: z.unknown().optional(),
