@@ -357,11 +357,12 @@ function gradesSuite(mode: StackMode) {
 
     // A process died after billing reserved a grade and before it recorded anything more: the settler finds the
     // stale in-flight grade and refunds it by grade id.
-    // (A grade row written as the grading service writes it, ten minutes old, and a reservation made for it.)
+    // (A grade row written as the grading service writes it and a reservation made for it; then the row is aged
+    // ten minutes, so the settler cannot reach it before its reservation exists.)
     const staleKey = newKey();
     const [stale] = await sql.query<{ id: number }>(
-      `INSERT INTO grading.grades (agent_id, idempotency_key, status, front_sha256, back_sha256, photo_fingerprint, front_bytes, back_bytes, lock_token, created_at)
-       VALUES ($1, $2, 'processing', $3, $3, $3, 1, 1, 1, now() - interval '10 minutes') RETURNING id::int AS id`,
+      `INSERT INTO grading.grades (agent_id, idempotency_key, status, front_sha256, back_sha256, photo_fingerprint, front_bytes, back_bytes, lock_token)
+       VALUES ($1, $2, 'processing', $3, $3, $3, 1, 1, 1) RETURNING id::int AS id`,
       [agentId, staleKey, '0'.repeat(64)],
     );
     const billing = createClient(billingV1.BillingServiceClient, `127.0.0.1:${stack.ports.billing}`);
@@ -370,6 +371,7 @@ function gradesSuite(mode: StackMode) {
     } finally {
       billing.close();
     }
+    await sql.query(`UPDATE grading.grades SET created_at = now() - interval '10 minutes' WHERE id = $1`, [stale!.id]);
     // The service's settler (every 500 ms here, 15 s by default) finds it.
     await waitUntil(async () => (await gradeByKey(agentId, staleKey))?.billing === 'settled');
     expect(await gradeByKey(agentId, staleKey)).toMatchObject({ status: 'refunded', refundReason: 'abandoned', gradesCharged: 0 });

@@ -7,6 +7,8 @@
 //   the grade to the period it was taken from even after a new period began);
 // - a reservation draws on the period current at the time it was made (by the fake clock), and is refused
 //   exactly when the period is full (grading_allowance_exhausted) or there is none (subscription_required).
+// - a refund by grade id that comes before the grade's reservation leaves a refunded marker that counts nowhere,
+//   and the reservation that comes later is refused (grade_refunded), as is reserving a refunded grade again.
 // A batch of one op is sequential; a batch of 2-6 ops runs concurrently.
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -90,11 +92,16 @@ function allowanceProperty(prisma: () => PrismaClient, numRuns: number) {
         await pay(periodStart);
 
         const reservations = new Map<number, bigint>();
+        /** Grades a refund was asked for, in an earlier batch or this one. */
+        const refundAsked = new Set<number>();
         /** Whether a paid period is current (a lapse leaves none until... never, in this run). */
         let paidNow = true;
         for (const batch of batches) {
           const at = clock.now();
-          const before = new Set((await db.gradeReservation.findMany({ where: { agentId }, select: { id: true } })).map((r) => r.id));
+          for (const op of batch) if (op.type === 'refund') refundAsked.add(op.grade);
+          const rows = await db.gradeReservation.findMany({ where: { agentId }, select: { id: true, gradeId: true, state: true } });
+          const before = new Set(rows.map((r) => r.id));
+          const refundedBefore = new Set(rows.filter((r) => r.state === 'refunded').map((r) => Number(r.gradeId) - agentId * 1000));
           const outcomes = await Promise.allSettled(
             batch.map(async (op) => {
               switch (op.type) {
@@ -127,19 +134,26 @@ function allowanceProperty(prisma: () => PrismaClient, numRuns: number) {
             }),
           );
           for (const [i, outcome] of outcomes.entries()) {
-            if (outcome.status === 'fulfilled') continue;
             const op = batch[i]!;
+            // A grade refunded in an earlier batch (reserved or not) can never be reserved again.
+            if (op.type === 'reserve' && refundedBefore.has(op.grade)) expect(outcome.status).toBe('rejected');
+            if (outcome.status === 'fulfilled') continue;
             const error = outcome.reason as unknown;
-            // The only refusals: a full period, no paid period, or completing a refunded grade.
+            // The only refusals: a full period, no paid period, or reserving or completing a refunded grade.
             expect(isAppError(error)).toBe(true);
             const code = isAppError(error) ? error.code : '';
-            if (op.type === 'reserve') expect(paidNow ? code === 'grading_allowance_exhausted' : code === 'subscription_required').toBe(true);
+            if (op.type === 'reserve' && code !== 'grade_refunded') expect(paidNow ? code === 'grading_allowance_exhausted' : code === 'subscription_required').toBe(true);
             else expect(code).toBe('grade_refunded');
+            if (op.type === 'reserve' && code === 'grade_refunded') expect(refundAsked.has(op.grade)).toBe(true);
           }
           await checkDatabase(db, agentId, at, before);
         }
       }),
-      { numRuns },
+      {
+        numRuns,
+        // A refund by grade id that comes first (grading gave up on a ReserveGrade that then lands late).
+        examples: [[[[{ type: 'refund', grade: 1 }], [{ type: 'reserve', grade: 1 }], [{ type: 'reserve', grade: 3 }], [{ type: 'refund', grade: 3 }], [{ type: 'reserve', grade: 3 }]]]],
+      },
     );
   });
 }
@@ -156,6 +170,11 @@ async function checkDatabase(db: PrismaClient, agentId: number, batchTime: Date,
   // A reservation made in this batch drew on the period current (by the fake clock) when it was made.
   const current = periods.find((p) => p.periodStart <= batchTime && batchTime < p.periodEnd);
   for (const r of reservations.filter((x) => !before.has(x.id))) {
+    if (r.source === 'none') {
+      // A refund by grade id that found nothing reserved: a marker, refunded, counted nowhere.
+      expect(r).toMatchObject({ state: 'refunded', allowanceId: null, subscriptionId: null });
+      continue;
+    }
     expect(r.source).toBe('allowance');
     expect(r.allowanceId).toBe(current?.id);
   }

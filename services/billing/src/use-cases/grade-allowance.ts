@@ -29,6 +29,8 @@ export async function reserveGrade(deps: GradeAllowanceDeps, request: { agentId:
       const existing = await tx.gradeReservation.findUnique({ where: { gradeId: request.gradeId }, include: { allowance: true } });
       if (existing) {
         if (existing.agentId !== request.agentId) throw new AppError('invalid_body', 'The grade id belongs to another account.');
+        // Refunded already (possibly before this call arrived): the grade must not take anything now.
+        if (existing.state === 'refunded') throw new AppError('grade_refunded', 'This grade was refunded; it cannot reserve a grade again.');
         const a = existing.allowance;
         return {
           reservationId: existing.id,
@@ -87,12 +89,17 @@ export async function commitGrade(deps: GradeAllowanceDeps, request: { agentId: 
  * Idempotent: a second refund returns the same count and changes nothing.
  */
 export async function refundGrade(deps: GradeAllowanceDeps, request: { agentId: number; reason: string } & ReservationRef): Promise<{ gradesRefunded: number }> {
-  return deps.prisma.$transaction(async (tx) => {
+  return retryOnIdempotencyRace(() => deps.prisma.$transaction(async (tx) => {
     const reservation = await ownedReservation(tx, request);
-    // Named by grade id and never reserved (the grade's ReserveGrade did not take effect): nothing to return.
     if (!reservation) {
-      if ('gradeId' in request) return { gradesRefunded: 0 };
-      throw new AppError('not_found', 'No such grade reservation for this account.');
+      if (!('gradeId' in request)) throw new AppError('not_found', 'No such grade reservation for this account.');
+      // Named by grade id and not reserved (yet): nothing to return, but the grade's ReserveGrade may still be on
+      // its way (a call that timed out for the caller can land later). A refunded marker makes it refused then,
+      // so no grade is ever held by a grade its service has already settled.
+      await tx.gradeReservation.create({
+        data: { agentId: request.agentId, gradeId: request.gradeId, source: 'none', state: 'refunded', reason: request.reason.slice(0, 64) || 'refunded', settledAt: deps.clock.now() },
+      });
+      return { gradesRefunded: 0 };
     }
     const refunded = reservation.allowanceId !== null ? 1 : 0;
     if (reservation.state === 'refunded') return { gradesRefunded: refunded };
@@ -106,7 +113,7 @@ export async function refundGrade(deps: GradeAllowanceDeps, request: { agentId: 
       else await tx.$executeRaw`UPDATE "billing"."allowance_periods" SET "used" = "used" - 1 WHERE "id" = ${reservation.allowanceId}`;
     }
     return { gradesRefunded: refunded };
-  });
+  }));
 }
 
 /** A reservation by its own id, or by the grade id it was made for (grading settles by grade id). */

@@ -501,7 +501,8 @@ export interface RefundGradeRequest {
   reason: string;
   /**
    * The grading.v1 grade id the reservation was made for (used when reservation_id is 0). A grade with no
-   * reservation (its ReserveGrade never took effect) refunds nothing: grades_refunded 0, no error.
+   * reservation (its ReserveGrade has not taken effect) refunds nothing: grades_refunded 0, no error, and a
+   * ReserveGrade for it that lands later is refused with grade_refunded.
    */
   gradeId: number;
 }
@@ -5543,7 +5544,8 @@ export const BillingServiceService = {
   },
   /**
    * Reserves one grade of the trial or monthly allowance for grade_id. subscription_required or
-   * grading_allowance_exhausted. Idempotent per grade_id.
+   * grading_allowance_exhausted; grade_refunded once the grade was refunded (also by a RefundGrade that
+   * arrived first). Idempotent per grade_id.
    */
   reserveGrade: {
     path: "/cardlens.billing.v1.BillingService/ReserveGrade" as const,
@@ -5643,7 +5645,8 @@ export interface BillingServiceServer extends UntypedServiceImplementation {
   cancelSubscription: handleUnaryCall<CancelSubscriptionRequest, CancelSubscriptionResponse>;
   /**
    * Reserves one grade of the trial or monthly allowance for grade_id. subscription_required or
-   * grading_allowance_exhausted. Idempotent per grade_id.
+   * grading_allowance_exhausted; grade_refunded once the grade was refunded (also by a RefundGrade that
+   * arrived first). Idempotent per grade_id.
    */
   reserveGrade: handleUnaryCall<ReserveGradeRequest, ReserveGradeResponse>;
   /** Makes a reservation final (grade completed). Idempotent. By reservation id or by grade id. */
@@ -5928,7 +5931,8 @@ export interface BillingServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Reserves one grade of the trial or monthly allowance for grade_id. subscription_required or
-   * grading_allowance_exhausted. Idempotent per grade_id.
+   * grading_allowance_exhausted; grade_refunded once the grade was refunded (also by a RefundGrade that
+   * arrived first). Idempotent per grade_id.
    */
   reserveGrade(
     request: ReserveGradeRequest,
