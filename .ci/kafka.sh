@@ -13,14 +13,15 @@
 # A broker already listening on 9092 that this checkout did not start (another clone's) is reused, never
 # stopped. Environment: KAFKA_HEAP_OPTS (default -Xms256m -Xmx512m), KAFKA_START_TIMEOUT (seconds, default
 # 90), JAVA_HOME (Java 17+), KAFKA_PORT / KAFKA_CONTROLLER_PORT (default 9092 / 9093; the defaults are what
-# tests expect unless KAFKA_BROKERS says otherwise).
+# tests expect unless KAFKA_BROKERS says otherwise), KAFKA_WORK_DIR (default .ci/.work/kafka: a second broker
+# on other ports needs its own, as the Kafka-outage e2e test's private broker has).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 POM="$ROOT/.ci/kafka/pom.xml"
 LIB="$ROOT/.ci/kafka/target/lib"
 LOG4J_CONF="$ROOT/.ci/kafka/log4j2.properties"
-WORK="$ROOT/.ci/.work/kafka"
+WORK="${KAFKA_WORK_DIR:-$ROOT/.ci/.work/kafka}"
 DATA="$WORK/data"
 LOGS="$WORK/logs"
 CONF="$WORK/server.properties"

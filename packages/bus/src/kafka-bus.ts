@@ -130,11 +130,23 @@ export class KafkaBus implements Bus {
     if (this.state !== 'started' && this.state !== 'stopping') throw new Error(`cannot publish: bus is ${this.state}`);
     if (messages.length === 0) return;
     await publishTraced(topic, messages, async (prepared) => {
-      await this.producer.send({
-        topic: this.physical(topic),
-        acks: -1,
-        messages: prepared.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
-      });
+      const send = () =>
+        this.producer.send({
+          topic: this.physical(topic),
+          acks: -1,
+          messages: prepared.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+        });
+      try {
+        await send();
+      } catch (error) {
+        if (!isUnknownTopic(error)) throw error;
+        // The topic is gone (a broker rebuilt without its data): create it again and send once more, rather
+        // than fail every publish until the process restarts. Its subscribers pick it up as they rejoin.
+        this.logger.warn({ topic }, 'topic missing on publish; creating it again');
+        this.knownTopics.delete(this.physical(topic));
+        await this.ensureTopics([topic]);
+        await send();
+      }
     });
   }
 
@@ -176,6 +188,16 @@ export class KafkaBus implements Bus {
     entry.consumer = consumer;
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger.error({ topic, groupId, err: payload.error, restart: payload.restart }, 'kafka consumer crashed');
+      // The topic is gone (a broker rebuilt without its data): the consumer notices first, and its restart
+      // keeps failing until the topic exists, so create it again now rather than on the next publish.
+      if (isUnknownTopic(payload.error) && !entry.abort.signal.aborted) {
+        this.knownTopics.delete(this.physical(topic));
+        this.knownTopics.delete(this.physical(deadLetterTopic(topic)));
+        this.ensureTopics([topic, deadLetterTopic(topic)]).then(
+          () => this.logger.warn({ topic }, 'subscribed topic was missing; created it again'),
+          (err: unknown) => this.logger.warn({ topic, err }, 'could not create the missing subscribed topic yet'),
+        );
+      }
     });
     await consumer.connect();
     // A new group starts at the oldest retained message, so nothing published before its first start is missed.
@@ -257,6 +279,15 @@ export class KafkaBus implements Bus {
     else if (level === logLevel.INFO) this.logger.info(fields, message);
     else this.logger.debug(fields, message);
   }
+}
+
+/** kafkajs' "This server does not host this topic-partition", possibly wrapped in its retry error. */
+function isUnknownTopic(error: unknown): boolean {
+  for (let e = error as { type?: string; cause?: unknown; originalError?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
+    if (e.type === 'UNKNOWN_TOPIC_OR_PARTITION') return true;
+    e = (e.cause ?? e.originalError) as typeof e;
+  }
+  return /does not host this topic-partition/.test(String((error as Error | undefined)?.message ?? ''));
 }
 
 function decodeHeaders(raw: IHeaders | undefined): Headers {

@@ -40,22 +40,28 @@ export interface OutboxMessage extends OutgoingMessage {
  * Inserts the message inside the caller's transaction (`prisma.$transaction(async (tx) => ...)`), so
  * it is published if and only if the transaction commits. The current trace context goes into the
  * headers so the consumer continues the trace of the request that caused the change.
+ * `holdMs` keeps the relay off the row that long (created_at is set that far ahead: the relay publishes rows
+ * whose created_at has passed), for a caller that publishes it itself with publishOutboxRowNow and falls back
+ * to the relay only if it dies meanwhile.
  * Returns the message id.
  */
-export async function enqueueOutbox(tx: RawSql, table: string, message: OutboxMessage): Promise<string> {
+export async function enqueueOutbox(tx: RawSql, table: string, message: OutboxMessage, options: { holdMs?: number } = {}): Promise<string> {
   const id = message.id ?? randomUUID();
   const headers: Headers = {};
   propagation.inject(context.active(), headers);
   Object.assign(headers, message.headers);
+  const holdMs = Math.max(0, Math.floor(options.holdMs ?? 0));
   // clock_timestamp() rather than the column default now() (the transaction's start time), so rows
   // enqueued by one transaction keep their order.
   await tx.$executeRawUnsafe(
-    `INSERT INTO ${table} (id, topic, key, payload, headers, created_at) VALUES ($1::uuid, $2, $3, $4, $5::jsonb, clock_timestamp())`,
+    `INSERT INTO ${table} (id, topic, key, payload, headers, created_at)
+     VALUES ($1::uuid, $2, $3, $4, $5::jsonb, clock_timestamp() + make_interval(secs => $6::int / 1000.0))`,
     id,
     message.topic,
     message.key,
     Buffer.from(message.value),
     JSON.stringify(headers),
+    holdMs,
   );
   return id;
 }
@@ -128,7 +134,7 @@ export class OutboxRelay {
       async (tx) => {
         const rows = await tx.$queryRawUnsafe<OutboxRow[]>(
           `SELECT id::text AS id, topic, key, payload, headers FROM ${table}
-           WHERE published_at IS NULL ORDER BY created_at, id LIMIT ${this.batchSize} FOR UPDATE SKIP LOCKED`,
+           WHERE published_at IS NULL AND created_at <= clock_timestamp() ORDER BY created_at, id LIMIT ${this.batchSize} FOR UPDATE SKIP LOCKED`,
         );
         if (rows.length === 0) return 0;
         // Publish each row inside the trace context of the request that wrote it, so the publish span (and
@@ -202,11 +208,11 @@ export function idempotentConsumer<Tx extends RawSql>(
 }
 
 export interface PublishNowOptions<Tx extends RawSql> {
-  prisma: TransactionRunner<Tx>;
+  prisma: TransactionRunner<Tx> & RawSql;
   /** The outbox table, schema-qualified (busTables(schema).outbox). */
   table: string;
   bus: Bus;
-  /** The row to publish (enqueueOutbox's return value). */
+  /** The row to publish (enqueueOutbox's return value, enqueued with a holdMs above timeoutMs). */
   id: string;
   /** How long the bus may take to accept the message. */
   timeoutMs: number;
@@ -219,39 +225,41 @@ export interface PublishNowOptions<Tx extends RawSql> {
 
 /**
  * Publishes one committed outbox row right away, for a caller that must tell its client whether the message
- * was accepted (POST /v1/scans answers enqueue_failed when it was not). The row stays locked while it is
- * published, so the relay (SKIP LOCKED) leaves it alone; if the relay got there first, its outcome stands.
- * Returns true once the message is accepted (or was already published). A publish that outlives the timeout
- * may still reach the bus, so consumers must ignore messages whose state change was undone.
+ * was accepted (POST /v1/scans answers enqueue_failed when it was not). No database connection is held while
+ * the bus is waited on (a broker outage must not drain the pool for unrelated requests): the row was enqueued
+ * with a hold, so the relay leaves it alone meanwhile, and only the short bookkeeping afterwards is a
+ * transaction. Returns true once the message is accepted (or was published already, by the relay after a
+ * hold that ran out). A publish that outlives the timeout may still reach the bus, so consumers must ignore
+ * messages whose state change was undone.
  */
 export async function publishOutboxRowNow<Tx extends RawSql>(options: PublishNowOptions<Tx>): Promise<boolean> {
   const { prisma, table, bus, id, timeoutMs } = options;
-  return prisma.$transaction(
-    async (tx) => {
-      const rows = await tx.$queryRawUnsafe<(OutboxRow & { published: boolean })[]>(
-        `SELECT id::text AS id, topic, key, payload, headers, published_at IS NOT NULL AS published FROM ${table} WHERE id = $1::uuid FOR UPDATE`,
-        id,
-      );
-      const row = rows[0];
-      if (!row) throw new Error(`outbox row ${id} does not exist`);
-      if (row.published) return true;
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`bus did not accept the message within ${timeoutMs} ms`)), timeoutMs);
-        });
-        const message = { id: row.id, key: row.key, value: row.payload, headers: row.headers };
-        await Promise.race([context.with(propagation.extract(ROOT_CONTEXT, row.headers), () => bus.publish(row.topic, [message])), timeout]);
-      } catch (error) {
-        await tx.$executeRawUnsafe(`DELETE FROM ${table} WHERE id = $1::uuid`, id);
-        await options.onFailure(tx, error);
-        return false;
-      } finally {
-        clearTimeout(timer);
-      }
-      await tx.$executeRawUnsafe(`UPDATE ${table} SET published_at = now() WHERE id = $1::uuid`, id);
-      return true;
-    },
-    { timeout: timeoutMs + 10_000 },
+  const rows = await prisma.$queryRawUnsafe<(OutboxRow & { published: boolean })[]>(
+    `SELECT id::text AS id, topic, key, payload, headers, published_at IS NOT NULL AS published FROM ${table} WHERE id = $1::uuid`,
+    id,
   );
+  const row = rows[0];
+  if (!row) throw new Error(`outbox row ${id} does not exist`);
+  if (row.published) return true;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`bus did not accept the message within ${timeoutMs} ms`)), timeoutMs);
+    });
+    const message = { id: row.id, key: row.key, value: row.payload, headers: row.headers };
+    await Promise.race([context.with(propagation.extract(ROOT_CONTEXT, row.headers), () => bus.publish(row.topic, [message])), timeout]);
+  } catch (error) {
+    // Undone only if still unpublished: a relay that got to it (the hold ran out) has its outcome stand.
+    const undone = await prisma.$transaction(async (tx) => {
+      const deleted = await tx.$executeRawUnsafe(`DELETE FROM ${table} WHERE id = $1::uuid AND published_at IS NULL`, id);
+      if (deleted === 0) return false;
+      await options.onFailure(tx, error);
+      return true;
+    });
+    return !undone;
+  } finally {
+    clearTimeout(timer);
+  }
+  await prisma.$executeRawUnsafe(`UPDATE ${table} SET published_at = now() WHERE id = $1::uuid AND published_at IS NULL`, id);
+  return true;
 }

@@ -165,6 +165,52 @@ describeWithInfra('kafka', 'KafkaBus (real broker)', () => {
     expect(logLines.some((line) => line.includes('"kafkaNamespace"'))).toBe(true);
   });
 
+  const deleteTopic = async (name: string) => {
+    const admin = new Kafka({ clientId: 'bus-test-admin', brokers: infraUrls().kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      await admin.deleteTopics({ topics: [name] });
+      await waitFor(async () => !(await admin.listTopics()).includes(name), 30_000, 'topic deleted');
+    } finally {
+      await admin.disconnect();
+    }
+  };
+
+  it('a subscribed topic deleted under the running bus (a broker rebuilt without its data) is created again, and its subscriber receives from it', async () => {
+    const gone = `${prefix}rebuilt`;
+    const got: string[] = [];
+    const sub = await bus.subscribe({ topic: gone, groupId: `${prefix}rebuilt-worker`, handler: async (m) => void got.push(text(m.value)) });
+    try {
+      await bus.publish(gone, [{ key: 'k', value: bytes('before') }]);
+      await waitFor(() => got.includes('before'), 30_000, 'before');
+      await deleteTopic(gone);
+      // The consumer notices first (its fetches fail) and creates it again; else the next publish does.
+      await bus.publish(gone, [{ key: 'k', value: bytes('after') }]);
+      await waitFor(() => got.includes('after'), 60_000, 'after');
+      expect(logLines.some((l) => l.includes('subscribed topic was missing; created it again') || l.includes('topic missing on publish'))).toBe(true);
+    } finally {
+      await sub.stop();
+    }
+  });
+
+  it('a publish to a topic that was deleted (no subscriber here to notice) creates it again and delivers', async () => {
+    const gone = `${prefix}rebuilt-unsubscribed`;
+    await bus.ensureTopics([gone]);
+    await bus.publish(gone, [{ key: 'k', value: bytes('before') }]);
+    await deleteTopic(gone);
+    await bus.publish(gone, [{ key: 'k', value: bytes('after') }]);
+    expect(logLines.some((l) => l.includes('topic missing on publish'))).toBe(true);
+    // A subscriber that comes now reads it from the new topic.
+    const got: string[] = [];
+    const sub = await bus.subscribe({ topic: gone, groupId: `${prefix}late-reader`, handler: async (m) => void got.push(text(m.value)) });
+    try {
+      await waitFor(() => got.includes('after'), 30_000, 'after');
+      expect(got).toEqual(['after']);
+    } finally {
+      await sub.stop();
+    }
+  });
+
   it('commits only handled messages: a new consumer in the group does not see them again', async () => {
     // Stop the group's consumer and start a second bus in the same group: nothing already handled
     // (or dead-lettered) may come back, and a message published meanwhile is delivered once.

@@ -55,10 +55,10 @@ describe('transactional outbox (PGlite, in-process bus)', () => {
   });
 
   describe('publishOutboxRowNow', () => {
-    const enqueue = (label: string) =>
+    const enqueue = (label: string, holdMs = 10_000) =>
       prisma.$transaction(async (tx) => {
         await tx.effect.create({ data: { messageId: label, label: 'state-change' } });
-        return enqueueOutbox(tx, tables.outbox, { topic: 'payments', key: label, value: bytes(label) });
+        return enqueueOutbox(tx, tables.outbox, { topic: 'payments', key: label, value: bytes(label) }, { holdMs });
       });
     const published = async (id: string) =>
       countRows(prisma, `SELECT count(*) AS n FROM ${tables.outbox} WHERE id = '${id}' AND published_at IS NOT NULL`);
@@ -102,6 +102,58 @@ describe('transactional outbox (PGlite, in-process bus)', () => {
         expect(await countRows(prisma, `SELECT count(*) AS n FROM ${tables.outbox} WHERE id = '${id}'`)).toBe(0);
         expect(await countRows(prisma, `SELECT count(*) AS n FROM bus_test.effects WHERE message_id = '${label}'`)).toBe(0);
       }
+    });
+
+    it('a held row is left to its publisher: the relay takes it only once the hold has run out (the publisher died)', async () => {
+      const relay = new OutboxRelay({ prisma, table: tables.outbox, bus });
+      const id = await enqueue('held', 400);
+      expect(await relay.publishBatch()).toBe(0);
+      expect(await published(id)).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await relay.publishBatch()).toBe(1);
+      expect(await published(id)).toBe(1);
+    });
+
+    it('holds no transaction while the bus is waited on: the database serves other work meanwhile', async () => {
+      const id = await enqueue('now-free');
+      let settled = false;
+      const outcome = publishOutboxRowNow({
+        prisma,
+        table: tables.outbox,
+        bus: withPublish(bus, () => new Promise<void>(() => {})),
+        id,
+        timeoutMs: 1500,
+        onFailure: async () => {},
+      }).finally(() => {
+        settled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // PGlite has one connection: a transaction held across the publish would keep this one waiting.
+      await prisma.$transaction((tx) => tx.effect.count(), { maxWait: 1000 });
+      expect(settled).toBe(false);
+      await expect(outcome).resolves.toBe(false);
+    });
+
+    it('a publish that fails after the relay sent the row (its hold ran out) counts as accepted and undoes nothing', async () => {
+      const id = await enqueue('now-late', 0);
+      const relay = new OutboxRelay({ prisma, table: tables.outbox, bus });
+      const onFailure = async () => {
+        throw new Error('not expected');
+      };
+      const outcome = await publishOutboxRowNow({
+        prisma,
+        table: tables.outbox,
+        bus: withPublish(bus, async () => {
+          await relay.publishBatch();
+          throw new Error('broker timed out');
+        }),
+        id,
+        timeoutMs: 2000,
+        onFailure,
+      });
+      expect(outcome).toBe(true);
+      expect(await published(id)).toBe(1);
+      expect(await countRows(prisma, `SELECT count(*) AS n FROM bus_test.effects WHERE message_id = 'now-late'`)).toBe(1);
     });
   });
 });

@@ -61,7 +61,11 @@ export interface Stack {
  * - embedded: an in-memory PGlite and in-memory rate limits (the `npm start` defaults);
  * - infra: a fresh database on the real Postgres, rate limits on the real Redis and the real Kafka broker (CI).
  */
-export async function startStack(mode: StackMode, env: Record<string, string> = {}, options: { gradingInferenceAddress?: string } = {}): Promise<Stack> {
+export async function startStack(
+  mode: StackMode,
+  env: Record<string, string> = {},
+  options: { gradingInferenceAddress?: string; /** infra: another broker than the shared one (a test's private Kafka). */ kafkaBrokers?: string[] } = {},
+): Promise<Stack> {
   let testDb: TestDatabase | undefined;
   let database: Database;
   let redisPrefix: string | undefined;
@@ -73,7 +77,7 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
     database = await createDatabase({ kind: 'postgres', url: testDb.url });
     redisPrefix = uniqueRedisPrefix('e2e');
     topicPrefix = uniqueTopicPrefix('e2e');
-    bus = new KafkaBus({ brokers: infraUrls().kafkaBrokers, clientId: 'cardlens-e2e', topicPrefix, logger });
+    bus = new KafkaBus({ brokers: options.kafkaBrokers ?? infraUrls().kafkaBrokers, clientId: 'cardlens-e2e', topicPrefix, logger });
   } else {
     database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
   }
@@ -98,7 +102,7 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
     mode,
     baseUrl: embedded.baseUrl,
     bus: embedded.bus,
-    infraEnv: testDb && topicPrefix ? { DATABASE_URL: testDb.url, KAFKA_BROKERS: infraUrls().kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: topicPrefix } : {},
+    infraEnv: testDb && topicPrefix ? { DATABASE_URL: testDb.url, KAFKA_BROKERS: (options.kafkaBrokers ?? infraUrls().kafkaBrokers).join(','), KAFKA_TOPIC_PREFIX: topicPrefix } : {},
     ports: embedded.ports,
     gradingTempDir: embedded.gradingTempDir,
     database,
@@ -127,7 +131,7 @@ export async function startStack(mode: StackMode, env: Record<string, string> = 
       await database.close();
       await testDb?.drop();
       if (redisPrefix) await deleteRedisKeys(redisPrefix);
-      if (topicPrefix) await deleteTopicsWithPrefix(topicPrefix);
+      if (topicPrefix && !options.kafkaBrokers) await deleteTopicsWithPrefix(topicPrefix);
     },
   };
 }

@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   // The use cases behind the REST routes (and the MCP tools): one context for all of them.
   const ctx: AppContext = { downstream: deps.downstream, limiters: deps.limiters, baseUrl: deps.baseUrl, photos: photoLoader(deps.images) };
-  app.use(docsRoutes({ baseUrl: deps.baseUrl, limiters: deps.limiters, readiness: () => deps.downstream.readiness() }));
+  app.use(docsRoutes({ baseUrl: deps.baseUrl, limiters: deps.limiters, readiness: async () => ({ ...(await deps.downstream.readiness()), rateLimits: deps.limiters.store() }) }));
   app.use(agentRoutes(ctx));
   app.use(scanRoutes(ctx));
   app.use(gradeRoutes(ctx));

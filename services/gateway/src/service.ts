@@ -45,7 +45,6 @@ export interface RunningGateway {
 export async function startGateway(options: { config: GatewayConfig; logger: Logger; listener?: GatewayListener }): Promise<RunningGateway> {
   const { config, logger } = options;
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
-  redis?.on('error', (error) => logger.warn({ err: error }, 'redis error; rate limits fall back to per-replica memory'));
   const limiters = createRateLimiters(
     {
       perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
@@ -55,6 +54,7 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
     },
     redis,
     config.RATE_LIMIT_KEY_PREFIX,
+    logger,
   );
   const downstream = createDownstream({
     accountsAddress: config.ACCOUNTS_GRPC_ADDRESS,

@@ -23,6 +23,14 @@ const scansSettings = z.object({
   IDEMPOTENCY_TTL_HOURS: env.positiveInt(24),
   /** Scans left pending (a crash between the debit and the queueing) are settled after this many seconds. */
   STALE_PENDING_SECONDS: env.positiveInt(120),
+  /** How often pending scans left by a crash, unrefunded scans, expired keys and stuck queued scans are looked for. */
+  SCAN_SETTLE_INTERVAL_MS: env.positiveInt(30000),
+  /**
+   * A scan still queued this long (no worker started it: its job was lost with a broker, or is stuck) is queued
+   * again, SCAN_QUEUE_REQUEUES times; then it fails visibly and its credits are refunded.
+   */
+  SCAN_QUEUED_TIMEOUT_SECONDS: env.positiveInt(600),
+  SCAN_QUEUE_REQUEUES: z.coerce.number().int().min(0).max(10).default(2),
   /** Deadline of the inference call (the whole photo analysis) and of the valuation calls. */
   INFERENCE_DEADLINE_MS: env.positiveInt(60000),
   VALUATION_DEADLINE_MS: env.positiveInt(15000),

@@ -13,6 +13,7 @@ import { subscribeScanJobs } from './events/scan-jobs';
 import { scansGrpcService } from './grpc/scans-grpc';
 import { requeueInterruptedScans } from './use-cases/requeue-interrupted';
 import { settleStaleScans } from './use-cases/settle-scans';
+import { sweepQueuedScans } from './use-cases/sweep-queued-scans';
 
 export const scansServiceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -28,9 +29,6 @@ interface StartOptions {
   bus: Bus;
   logger: Logger;
 }
-
-/** How often pending scans left by a crash, unrefunded abandoned scans and expired keys are looked for. */
-const SETTLE_INTERVAL_MS = 30_000;
 
 async function openScans(options: StartOptions) {
   const { config, database, logger } = options;
@@ -80,10 +78,11 @@ export async function startScansService(options: StartOptions): Promise<RunningS
   const settleDeps = { prisma, blobs, billing: downstream.billing, logger };
   let settling: Promise<unknown> = Promise.resolve();
   const settleTimer = setInterval(() => {
-    settling = settleStaleScans(settleDeps, { staleAfterMs: config.STALE_PENDING_SECONDS * 1000 }).catch((err: unknown) =>
-      logger.warn({ err }, 'scan settlement round failed'),
-    );
-  }, SETTLE_INTERVAL_MS);
+    settling = (async () => {
+      await settleStaleScans(settleDeps, { staleAfterMs: config.STALE_PENDING_SECONDS * 1000 });
+      await sweepQueuedScans(settleDeps, { queuedTooLongMs: config.SCAN_QUEUED_TIMEOUT_SECONDS * 1000, maxRequeues: config.SCAN_QUEUE_REQUEUES });
+    })().catch((err: unknown) => logger.warn({ err }, 'scan settlement round failed'));
+  }, config.SCAN_SETTLE_INTERVAL_MS);
   settleTimer.unref();
 
   const server = await startGrpcServer({

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { Logger } from '@cardlens/telemetry';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '@cardlens/errors';
 
@@ -14,6 +15,11 @@ export interface RateLimiters {
   registrationAttempts: NamedLimiter;
   newAgents: NamedLimiter;
   open: NamedLimiter;
+  /**
+   * `ok`: limits are shared (Redis answers, or the embedded mode's memory by design); `degraded`: Redis is not
+   * answering and each replica enforces them alone (shown by /readyz, which stays ready).
+   */
+  store(): 'ok' | 'degraded';
 }
 
 export interface NamedLimiter {
@@ -24,9 +30,21 @@ export interface NamedLimiter {
 
 /**
  * Redis-backed limits shared by every gateway replica; in-memory in the embedded mode. If Redis fails, an
- * in-memory insurance limiter keeps enforcing per replica rather than failing open or closed.
+ * in-memory insurance limiter keeps enforcing per replica rather than failing open or closed; the switch and
+ * the recovery are logged once each, and store() reports it.
  */
-export function createRateLimiters(settings: RateLimitSettings, redis: Redis | undefined, keyPrefix = 'cl:rl'): RateLimiters {
+export function createRateLimiters(settings: RateLimitSettings, redis: Redis | undefined, keyPrefix = 'cl:rl', logger?: Logger): RateLimiters {
+  let degraded = false;
+  redis?.on('error', (error: Error) => {
+    if (degraded) return;
+    degraded = true;
+    logger?.warn({ err: error }, 'redis is not answering; rate limits fall back to per-replica memory');
+  });
+  redis?.on('ready', () => {
+    if (!degraded) return;
+    degraded = false;
+    logger?.info('redis answers again; rate limits are shared again');
+  });
   const make = (name: string, points: number, duration: number): NamedLimiter => {
     const options = { keyPrefix: `${keyPrefix}:${name}`, points, duration };
     const limiter = redis
@@ -39,6 +57,7 @@ export function createRateLimiters(settings: RateLimitSettings, redis: Redis | u
     registrationAttempts: make('registration-attempts-per-ip', settings.registrationAttemptsPerHour, 3600),
     newAgents: make('new-agents-per-ip', settings.newAgentsPerDay, 86_400),
     open: make('open-per-ip', settings.openPerMinute, 60),
+    store: () => (redis && (degraded || redis.status !== 'ready') ? 'degraded' : 'ok'),
   };
 }
 

@@ -8,7 +8,7 @@ import { methodNotAllowed } from '../http/request';
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Open endpoints for people and probes: the OpenAPI document, the error catalogue, health and readiness. */
-export function docsRoutes(deps: { baseUrl: string; limiters: RateLimiters; readiness: () => Promise<Record<string, 'ok' | 'fail'>> }): Router {
+export function docsRoutes(deps: { baseUrl: string; limiters: RateLimiters; readiness: () => Promise<Record<string, 'ok' | 'fail' | 'degraded'>> }): Router {
   const router = Router();
   const document = { ...openApiDocument, servers: [{ url: deps.baseUrl }] };
 
@@ -48,7 +48,8 @@ export function docsRoutes(deps: { baseUrl: string; limiters: RateLimiters; read
     .route('/readyz')
     .get(async (_req: Request, res: Response) => {
       const checks = await deps.readiness();
-      if (Object.values(checks).some((c) => c !== 'ok')) {
+      // degraded (rate limits per replica while Redis is down) still serves: only a failing check is not ready.
+      if (Object.values(checks).some((c) => c === 'fail')) {
         throw new AppError('service_unavailable', 'A backing service is not reachable yet.', { extras: checks });
       }
       res.json({ status: 'ready', checks });

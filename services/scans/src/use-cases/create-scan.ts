@@ -47,12 +47,14 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
  *    waits here for the first request's outcome and then replays it);
  * 2. store the images (blob store) and record their hashes;
  * 3. debit the live module cost through billing (ledger key `scan:<id>`, so a retry never charges twice);
- * 4. one transaction: the scan becomes queued, the ScanJobRequested goes into the outbox and the key records
- *    the response;
- * 5. publish that outbox row at once; if the bus does not accept it in time, the row is deleted, the scan is
- *    abandoned, the debit refunded and the answer is enqueue_failed. A crash anywhere leaves a pending or
- *    abandoned row that settleStaleScans finishes (refunding whatever was charged); a crash after step 4
- *    leaves the job to the outbox relay.
+ * 4. one transaction: the scan becomes queued, the ScanJobRequested goes into the outbox (held from the relay
+ *    while this request publishes it) and the key records the response, still pending;
+ * 5. publish that outbox row at once, holding no database connection while the bus is waited on; once the bus
+ *    has taken it, the key is completed (only then does a duplicate request get the 202). If the bus does not
+ *    accept it in time, the row is deleted, the scan is abandoned, the key remembers the refund, the debit is
+ *    refunded and the answer is enqueue_failed. A crash anywhere leaves a pending or abandoned row that
+ *    settleStaleScans finishes (refunding whatever was charged); a crash after step 4 leaves the job to the
+ *    outbox relay once its hold runs out, and the key then answers as accepted.
  */
 export async function createScan(deps: CreateScanDeps, input: CreateScanInput): Promise<ScanAcceptance> {
   const names = checkModules(input.modules);
@@ -113,15 +115,17 @@ export async function createScan(deps: CreateScanDeps, input: CreateScanInput): 
           ...(stored.back ? imageColumns('back', stored.back) : {}),
         },
       });
-      const id = await enqueueOutbox(tx, tables.outbox, {
-        topic: events.scanJobRequested.topic,
-        key: String(scanId),
-        value: events.scanJobRequested.encode(scanJob(scan)),
-      });
+      const id = await enqueueOutbox(
+        tx,
+        tables.outbox,
+        { topic: events.scanJobRequested.topic, key: String(scanId), value: events.scanJobRequested.encode(scanJob(scan)) },
+        { holdMs: publishHoldMs(deps.settings) },
+      );
       if (input.idempotencyKey !== undefined) {
+        // Still pending: the key answers 202 only once the bus has the job.
         await tx.idempotencyKey.update({
           where: { agentId_key: { agentId: input.agentId, key: input.idempotencyKey } },
-          data: { state: 'completed', response: { scanId, modules: names, creditsCharged: cost } },
+          data: { response: { scanId, modules: names, creditsCharged: cost } },
         });
       }
       return id;
@@ -151,7 +155,22 @@ export async function createScan(deps: CreateScanDeps, input: CreateScanInput): 
     await settleAbandonedScan(deps, BigInt(scanId)).catch((error: unknown) => logger.warn({ err: error, scanId }, 'refund deferred to settlement'));
     throw new AppError('enqueue_failed', 'The scan could not be queued; the credits were refunded.');
   }
+  if (input.idempotencyKey !== undefined) {
+    await completeKey(deps.prisma, input.agentId, input.idempotencyKey).catch((error: unknown) =>
+      // findIdempotentScan completes it on the next replay (the job is on the bus or the relay's).
+      logger.warn({ err: error, scanId }, 'could not complete the idempotency key'),
+    );
+  }
   return acceptance;
+}
+
+/** How long the relay leaves a new scan job to the request publishing it: its bus wait and a margin. */
+function publishHoldMs(settings: CreateScanDeps['settings']): number {
+  return settings.enqueueTimeoutMs + 10_000;
+}
+
+function completeKey(prisma: PrismaClient, agentId: number, key: string) {
+  return prisma.idempotencyKey.updateMany({ where: { agentId, key, state: 'pending' }, data: { state: 'completed' } });
 }
 
 type Reservation = { kind: 'new'; scanId: number } | { kind: 'replay'; acceptance: ScanAcceptance };
@@ -220,12 +239,32 @@ export async function findIdempotentScan(
   if (row.state === 'refunded') {
     throw new AppError('idempotency_conflict', 'The request with this Idempotency-Key failed after charging and was refunded; retry with a new key.');
   }
-  if (row.state !== 'completed') return { kind: 'in_flight' };
+  if (row.state !== 'completed' && !(row.response !== null && (await handedToBus(deps.prisma, row.scanId)))) return { kind: 'in_flight' };
+  if (row.state !== 'completed') await completeKey(deps.prisma, request.agentId, request.idempotencyKey);
   const stored = row.response as { scanId: number; modules: ScanModuleName[]; creditsCharged: number };
   return {
     kind: 'accepted',
     acceptance: { ...stored, creditsRemaining: await deps.billing.balance(request.agentId), replayed: true },
   };
+}
+
+/**
+ * Whether a queued scan whose key is still pending has its job beyond the request that made it: the scan was
+ * queued and its job is published, or left to the relay because its hold ran out (that request died after
+ * committing). A job still on hold is with a request that is still waiting on the bus.
+ */
+async function handedToBus(prisma: PrismaClient, scanId: bigint): Promise<boolean> {
+  // One statement, so one snapshot: the scan's status and its outbox row change together when a publish fails.
+  const rows = await prisma.$queryRawUnsafe<{ handed: boolean }[]>(
+    `SELECT s.status NOT IN ('pending', 'abandoned') AND NOT EXISTS (
+       SELECT 1 FROM ${tables.outbox} o
+       WHERE o.key = s.id::text AND o.topic = $2 AND o.published_at IS NULL AND o.created_at > clock_timestamp()
+     ) AS handed
+     FROM "scans"."scans" s WHERE s.id = $1`,
+    scanId,
+    events.scanJobRequested.topic,
+  );
+  return rows[0]?.handed === true;
 }
 
 /** Nothing was charged: the request leaves no scan behind and frees its key. */
