@@ -21,6 +21,11 @@ export const gatewayConfigSchema = z.object({
   RATE_LIMIT_OPEN_PER_MINUTE: env.positiveInt(120),
   /** Downstream gRPC deadline for ordinary calls. */
   GRPC_DEADLINE_MS: env.positiveInt(5000),
+  /**
+   * How long the gateway remembers which agent an API key belongs to (0 turns it off). A key revoked or disabled
+   * in accounts stops working within this time; unknown keys are never remembered.
+   */
+  AUTH_CACHE_TTL_MS: env.int(10000).pipe(z.number().int().min(0).max(300000)),
   /** Deadline of CreateScan: it waits for the enqueue and for a concurrent request with the same Idempotency-Key. */
   SCAN_CREATE_DEADLINE_MS: env.positiveInt(30000),
   /**

@@ -1,5 +1,6 @@
 import { accountsV1, billingSandboxV1, billingV1, commonV1, dateFromTimestamp, gradingV1, isoOrNull, scansV1 } from '@cardlens/contracts';
 import { callUnary, createClient } from '@cardlens/grpc-kit';
+import { ApiKeyCache } from './api-key-cache';
 
 /** The gateway's view of the services behind it: one function per use case it calls, over gRPC. */
 export interface AgentIdentity {
@@ -87,6 +88,8 @@ export interface DownstreamOptions {
   scanCreateDeadlineMs: number;
   /** Deadline of GradeCard (the grade's 60 s budget and a margin). */
   gradeDeadlineMs: number;
+  /** How long an API key's agent is remembered (0: asked every time). */
+  authCacheTtlMs?: number;
 }
 
 export function createDownstream(options: DownstreamOptions) {
@@ -113,6 +116,11 @@ export function createDownstream(options: DownstreamOptions) {
     };
   };
 
+  const keyCache = new ApiKeyCache(
+    async (apiKey: string) => toIdentity((await callUnary(accounts, 'authenticateApiKey', { apiKey }, deadline)).agent),
+    { ttlMs: options.authCacheTtlMs ?? 0, maxEntries: 50_000 },
+  );
+
   return {
     async registerAgent(request: { name: string; contactEmail?: string | null | undefined; operatorUrl?: string | null | undefined; commercialOnly?: boolean | undefined; clientIp: string }) {
       const response = await callUnary(accounts, 'registerAgent', {
@@ -125,10 +133,8 @@ export function createDownstream(options: DownstreamOptions) {
       return { agentId: response.agentId, apiKey: response.apiKey, tier: tierName(response.tier), credits: response.credits, note: response.note ?? null };
     },
 
-    async authenticateApiKey(apiKey: string): Promise<AgentIdentity> {
-      const response = await callUnary(accounts, 'authenticateApiKey', { apiKey }, deadline);
-      return toIdentity(response.agent);
-    },
+    /** Through the short-lived key cache (AUTH_CACHE_TTL_MS): accounts sees one lookup per key and TTL. */
+    authenticateApiKey: (apiKey: string): Promise<AgentIdentity> => keyCache.get(apiKey),
 
     /** The agent with its tier ("paid" once accounts has recorded a credit purchase). */
     async getAgent(agentId: number): Promise<AgentIdentity> {

@@ -64,6 +64,7 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
     deadlineMs: config.GRPC_DEADLINE_MS,
     scanCreateDeadlineMs: config.SCAN_CREATE_DEADLINE_MS,
     gradeDeadlineMs: config.GRADE_DEADLINE_MS,
+    authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
   });
 
   // The base URL is only known after listen() when the port is 0 (tests, embedded mode).

@@ -1,0 +1,97 @@
+/**
+ * npm run bench:auth [-- --mode infra|embedded --agents 20 --requests 6000 --concurrency 500 --runs 3]
+ *
+ * Authentication under a burst: many concurrent authenticated requests over few API keys, with the gateway's
+ * API-key cache off (AUTH_CACHE_TTL_MS=0: one accounts lookup per request) and on (the default 10 s). Each run
+ * starts the whole system in this process (infra, the default: the real Postgres, Redis and Kafka), registers
+ * `--agents` agents, then sends `--requests` GET /v1/scans/{id} for a scan id that does not exist (auth, the
+ * per-key limit and one scans call; the answer is 404 not_found) with `--concurrency` in flight. Reports per
+ * setting the median over runs of throughput, p50/p99 latency and the share of 5xx answers (503 from an
+ * accounts deadline is what the cache prevents). Human summary on stdout; the LAST line is one JSON object.
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { startStack, type StackMode } from '../test/stack';
+
+const { values } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'infra' },
+    agents: { type: 'string', default: '20' },
+    requests: { type: 'string', default: '6000' },
+    concurrency: { type: 'string', default: '500' },
+    runs: { type: 'string', default: '3' },
+  },
+});
+const mode = values.mode as StackMode;
+if (mode !== 'infra' && mode !== 'embedded') throw new Error('--mode is infra or embedded');
+const positive = (name: string, raw: string | undefined) => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+  return n;
+};
+const agents = positive('agents', values.agents);
+const requests = positive('requests', values.requests);
+const concurrency = positive('concurrency', values.concurrency);
+const runs = positive('runs', values.runs);
+
+interface RunResult { throughput: number; p50: number; p99: number; errorShare: number }
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function run(cacheTtlMs: number): Promise<RunResult> {
+  const stack = await startStack(mode, {
+    AUTH_CACHE_TTL_MS: String(cacheTtlMs),
+    RATE_LIMIT_NEW_AGENTS_PER_DAY: '1000000',
+    RATE_LIMIT_REGISTRATION_ATTEMPTS_PER_HOUR: '1000000',
+    RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000',
+  });
+  try {
+    const keys: string[] = [];
+    for (let i = 0; i < agents; i++) {
+      const r = await fetch(`${stack.baseUrl}/v1/agents`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': `198.18.${i >> 8}.${i & 255}` }, body: JSON.stringify({ name: `auth bench ${i}` }) });
+      if (r.status !== 201) throw new Error(`registration answered ${r.status}`);
+      keys.push(((await r.json()) as { apiKey: string }).apiKey);
+    }
+    const latencies: number[] = [];
+    let errors = 0;
+    let next = 0;
+    const started = performance.now();
+    const worker = async () => {
+      for (let i = next++; i < requests; i = next++) {
+        const t0 = performance.now();
+        const r = await fetch(`${stack.baseUrl}/v1/scans/999999999`, { headers: { Authorization: `Bearer ${keys[i % keys.length]}` } });
+        await r.arrayBuffer();
+        latencies.push(performance.now() - t0);
+        if (r.status >= 500) errors++;
+        else if (r.status !== 404) throw new Error(`unexpected ${r.status}`);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    return { throughput: requests / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), errorShare: errors / requests };
+  } finally {
+    await stack.stop();
+  }
+}
+
+const results: Record<string, RunResult[]> = { off: [], on: [] };
+for (let r = 0; r < runs; r++) {
+  for (const [name, ttl] of [['off', 0], ['on', 10_000]] as const) {
+    const result = await run(ttl);
+    results[name]!.push(result);
+    process.stderr.write(`run ${r + 1}/${runs} cache ${name}: ${result.throughput.toFixed(0)} req/s, p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms, 5xx ${(result.errorShare * 100).toFixed(1)} %\n`);
+  }
+}
+const summary = Object.fromEntries(
+  Object.entries(results).map(([name, rs]) => [
+    name,
+    { throughput: Math.round(median(rs.map((x) => x.throughput))), p50Ms: Math.round(median(rs.map((x) => x.p50))), p99Ms: Math.round(median(rs.map((x) => x.p99))), errorShare: median(rs.map((x) => x.errorShare)) },
+  ]),
+);
+console.log(`auth burst (${mode}, ${agents} keys, ${requests} requests, ${concurrency} in flight; medians of ${runs} runs):`);
+for (const [name, s] of Object.entries(summary)) console.log(`  cache ${name}: ${s.throughput} req/s, p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms, 5xx ${(s.errorShare * 100).toFixed(1)} %`);
+console.log(`  throughput ratio on/off: ${(summary.on!.throughput / summary.off!.throughput).toFixed(2)}`);
+console.log(JSON.stringify({ bench: 'auth', mode, agents, requests, concurrency, runs, ...summary }));
+process.exit(0);
