@@ -1,7 +1,7 @@
-import { createCardEngine } from '@cardlens/vision';
 import { startGrpcServer } from '@cardlens/grpc-kit';
 import type { Logger } from '@cardlens/telemetry';
 import { AnalysisQueue } from './analysis-queue';
+import { EngineProcesses } from './engine-processes';
 import type { InferenceConfig } from './config';
 import { inferenceGrpcService } from './grpc/inference-grpc';
 
@@ -11,14 +11,18 @@ export interface RunningService {
 }
 
 /**
- * Wires the inference service: the engine (model runtime chosen and warmed up before the server reports
- * SERVING), the bounded analysis queue, the gRPC server.
+ * Wires the inference service: the engine in INFERENCE_CONCURRENCY child processes, each analysis under a hard
+ * time and memory budget (model runtime chosen and warmed up before the server reports SERVING), the bounded
+ * analysis queue, the gRPC server.
  */
 export async function startInferenceService(options: { config: InferenceConfig; logger: Logger }): Promise<RunningService> {
   const { config, logger } = options;
-  const engine = await createCardEngine({ logger });
-  const warm = await engine.warmUp();
-  logger.info({ backend: engine.backend, version: engine.version, warmUpMs: warm.ms }, 'inference engine ready');
+  const engine = await EngineProcesses.start({
+    size: config.INFERENCE_CONCURRENCY,
+    budgetMs: config.INFERENCE_ANALYSIS_BUDGET_MS,
+    maxHeapMb: config.INFERENCE_ENGINE_MAX_HEAP_MB,
+    logger,
+  });
   const queue = new AnalysisQueue({ concurrency: config.INFERENCE_CONCURRENCY, maxQueued: config.INFERENCE_MAX_QUEUED });
   const server = await startGrpcServer({
     host: config.INFERENCE_GRPC_HOST,

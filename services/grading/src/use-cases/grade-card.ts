@@ -214,6 +214,9 @@ function analysisFailure(error: unknown): AppError {
     if (error.code === 'card_not_found') {
       return new AppError('card_not_found', 'No trading card could be found in the front or back photo; the grade was refunded. Photograph each side flat, filling most of the frame, on a plain contrasting background, and retry with a new Idempotency-Key.');
     }
+    if (error.code === 'image_too_complex') {
+      return new AppError('image_too_complex', 'The photos could not be analysed within the time or memory an analysis may use; the grade was refunded. Photograph each side alone, flat and filling most of the frame, on a plain background, and retry with a new Idempotency-Key.');
+    }
     if (error.code === 'grader_busy') return new AppError('grader_busy', 'The grader is at capacity; the grade was refunded. Retry in a few seconds with a new Idempotency-Key.', { retryAfterSeconds: 2 });
     if (error.code === 'service_unavailable') {
       const cause = error.cause as Partial<ServiceError> | undefined;

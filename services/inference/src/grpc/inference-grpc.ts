@@ -2,12 +2,12 @@ import type { ServerUnaryCall } from '@grpc/grpc-js';
 import { inferenceV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import { unaryHandler, type GrpcService } from '@cardlens/grpc-kit';
-import type { CardEngine } from '@cardlens/vision';
 import type { AnalysisQueue } from '../analysis-queue';
+import type { EngineProcesses } from '../engine-processes';
 import { gradingToProto } from './to-proto';
 
 /** Thin transport: validate, queue one engine analysis (honouring the caller's deadline), map the result. */
-export function inferenceGrpcService(deps: { engine: CardEngine; queue: AnalysisQueue }): GrpcService {
+export function inferenceGrpcService(deps: { engine: EngineProcesses; queue: AnalysisQueue }): GrpcService {
   const implementation: inferenceV1.InferenceServiceServer = {
     analyzeCard: unaryHandler<inferenceV1.AnalyzeCardRequest, inferenceV1.AnalyzeCardResponse>(async (request, call) => {
       if (!request.front || request.front.length === 0) throw new AppError('missing_front_image', 'The front image is required.');
@@ -17,6 +17,8 @@ export function inferenceGrpcService(deps: { engine: CardEngine; queue: Analysis
           deps.engine.analyzeCard(
             { front: request.front, ...(request.back && request.back.length > 0 ? { back: request.back } : {}) },
             { overlay: request.wantOverlay, evidence: request.wantEvidence },
+            // No work for a caller that is gone: the analysis ends with the caller's deadline if that comes first.
+            remainingMs(call),
           ),
         abandoned,
       );
@@ -41,12 +43,19 @@ export function inferenceGrpcService(deps: { engine: CardEngine; queue: Analysis
             )
           : undefined,
         evidence: analysis.evidence,
-        ...(analysis.overlayPng ? { overlayPng: analysis.overlayPng } : {}),
+        ...(analysis.overlayPng ? { overlayPng: Buffer.from(analysis.overlayPng.buffer, analysis.overlayPng.byteOffset, analysis.overlayPng.byteLength) } : {}),
         modelVersion: deps.engine.version,
       };
     }),
   };
   return { definition: inferenceV1.InferenceServiceService, implementation };
+}
+
+/** Time left before the caller's deadline (Infinity without one). */
+function remainingMs(call: ServerUnaryCall<unknown, unknown>): number {
+  const deadline = call.getDeadline();
+  const deadlineMs = deadline instanceof Date ? deadline.getTime() : Number(deadline);
+  return Number.isFinite(deadlineMs) && deadlineMs > 0 ? deadlineMs - Date.now() : Infinity;
 }
 
 /** True once the caller cancelled or its deadline passed: queued work for it is dropped. */

@@ -25,6 +25,8 @@ export const STAGES = {
 
 /** The error a failed scan shows: generic on purpose; the cause goes to the logs and the trace. */
 export const GENERIC_FAILURE = 'The scan could not be completed. Credits are not refunded automatically for failed scans; contact support with the scan id.';
+const TOO_COMPLEX_FAILURE =
+  'The photo could not be analysed within the time or memory an analysis may use, so it was not retried. Photograph the card alone, flat and filling most of the frame, on a plain background, then submit a new scan.';
 const NO_CARD_FAILURE =
   'No card could be found in the front photo. Photograph the card flat, filling most of the frame, on a plain background that contrasts with its border, then submit a new scan.';
 
@@ -114,6 +116,7 @@ export async function processScanJob(deps: ProcessScanDeps, job: { scanId: numbe
     return 'completed';
   } catch (error) {
     const noCard = error instanceof AppError && error.code === 'card_not_found';
+    const tooComplex = error instanceof AppError && error.code === 'image_too_complex';
     const permanent = noCard || (error instanceof AppError && error.httpStatus < 500);
     if (!permanent && !job.lastAttempt) {
       logger.warn({ err: error, scanId: job.scanId, attempt: job.attempt }, 'scan job failed; it will be redelivered');
@@ -122,7 +125,7 @@ export async function processScanJob(deps: ProcessScanDeps, job: { scanId: numbe
     logger.error({ err: error, scanId: job.scanId, attempt: job.attempt }, 'scan failed');
     await prisma.scan.updateMany({
       where: { id, status: 'processing' },
-      data: { status: 'failed', error: noCard ? NO_CARD_FAILURE : GENERIC_FAILURE, completedAt: new Date() },
+      data: { status: 'failed', error: noCard ? NO_CARD_FAILURE : tooComplex ? TOO_COMPLEX_FAILURE : GENERIC_FAILURE, completedAt: new Date() },
     });
     return 'failed';
   }

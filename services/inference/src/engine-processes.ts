@@ -1,0 +1,192 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { AppError, isErrorCode } from '@cardlens/errors';
+import type { Logger } from '@cardlens/telemetry';
+import type { AnalyzeOptions } from '@cardlens/vision';
+import type { AnalysisSummary, EngineReply, EngineRequest } from './engine-protocol';
+
+const ENGINE_ENTRY = fileURLToPath(new URL('./engine-process.ts', import.meta.url));
+
+export interface EngineProcessesOptions {
+  /** Engine processes, i.e. analyses at once. */
+  size: number;
+  /** Wall-clock budget of one analysis: past it the process is killed and the analysis answers image_too_complex. */
+  budgetMs: number;
+  /** V8 heap limit of an engine process (MB): an image that needs more ends its process the same way. */
+  maxHeapMb: number;
+  logger: Logger;
+  /** How long a new process may take to load and warm up the engine. */
+  startTimeoutMs?: number;
+}
+
+const tooComplex = (why: string) =>
+  new AppError(
+    'image_too_complex',
+    `The photo could not be analysed ${why}; it will not be retried. Photograph the card alone, flat and filling most of the frame, on a plain background, and submit it again.`,
+  );
+
+/** One engine process and the analysis it is running, if any. */
+class EngineProcess {
+  readonly ready: Promise<{ backend: string; version: string; warmUpMs: number }>;
+  private readonly child: ChildProcess;
+  private job: { id: number; resolve: (a: AnalysisSummary) => void; reject: (e: unknown) => void; timer: NodeJS.Timeout } | undefined;
+  private nextId = 1;
+  /** Set once it is killed or has exited: it takes no more work. */
+  gone = false;
+
+  constructor(options: EngineProcessesOptions, onExit: (process: EngineProcess) => void) {
+    this.child = fork(ENGINE_ENTRY, [], {
+      // tsx runs the TypeScript entry, as it runs the service itself; the heap limit is the memory budget.
+      execArgv: ['--import', 'tsx', `--max-old-space-size=${options.maxHeapMb}`],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, LOG_LEVEL: options.logger.level },
+    });
+    this.ready = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`engine process did not start within ${options.startTimeoutMs ?? 180_000} ms`));
+        this.kill();
+      }, options.startTimeoutMs ?? 180_000);
+      this.child.once('message', (reply: EngineReply) => {
+        clearTimeout(timer);
+        if (reply.type === 'ready') resolve(reply);
+        else reject(new Error(`engine process sent ${reply.type} before ready`));
+      });
+      this.child.once('exit', () => {
+        clearTimeout(timer);
+        reject(new Error('engine process exited while starting'));
+      });
+    });
+    this.ready.catch(() => {}); // observed by the pool
+    this.child.on('message', (reply: EngineReply) => this.settle(reply));
+    this.child.on('exit', (code, signal) => {
+      this.gone = true;
+      const job = this.job;
+      this.job = undefined;
+      if (job) {
+        clearTimeout(job.timer);
+        // V8 aborts a process that reaches its heap limit: the photo needed more memory than an analysis may use.
+        job.reject(signal === 'SIGABRT' || code === 134 ? tooComplex('within the memory allowed') : new Error(`engine process exited (code ${code}, signal ${signal})`));
+      }
+      onExit(this);
+    });
+  }
+
+  run(request: Omit<EngineRequest, 'id'>, budgetMs: number): Promise<AnalysisSummary> {
+    if (this.job || this.gone) return Promise.reject(new Error('engine process is not free'));
+    const id = this.nextId++;
+    return new Promise<AnalysisSummary>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // Past the budget: the only sure way to stop the work is to end the process.
+        const job = this.job;
+        this.job = undefined;
+        this.kill();
+        job?.reject(tooComplex(`within ${Math.round(budgetMs / 1000)} s`));
+      }, budgetMs);
+      this.job = { id, resolve, reject, timer };
+      this.child.send({ ...request, id } satisfies EngineRequest);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  kill(): void {
+    this.gone = true;
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+
+  private settle(reply: EngineReply): void {
+    if (reply.type === 'ready' || !this.job || reply.id !== this.job.id) return;
+    const job = this.job;
+    this.job = undefined;
+    clearTimeout(job.timer);
+    if (reply.type === 'result') job.resolve(reply.analysis);
+    else if ('code' in reply.error && isErrorCode(reply.error.code)) job.reject(new AppError(reply.error.code, reply.error.detail));
+    else job.reject(new Error('detail' in reply.error ? reply.error.detail : reply.error.message));
+  }
+}
+
+/**
+ * The card engine in `size` child processes, one analysis each at a time, every analysis under a hard time and
+ * memory budget. An analysis past its budget (a photo that makes the engine work for minutes) has its process
+ * killed and answers image_too_complex (422, so no caller retries it); a fresh process takes the slot. Other
+ * requests wait at most one budget for a slot, never behind a runaway analysis. The analysis queue in front
+ * keeps at most `size` analyses running, so a free slot is normally waiting.
+ */
+export class EngineProcesses {
+  private readonly slots: (EngineProcess | undefined)[];
+  private readonly free: EngineProcess[] = [];
+  private readonly waiters: ((process: EngineProcess) => void)[] = [];
+  private closed = false;
+  backend = '';
+  version = '';
+
+  private constructor(private readonly options: EngineProcessesOptions) {
+    this.slots = new Array<EngineProcess | undefined>(options.size).fill(undefined);
+  }
+
+  /** Starts every process and waits until each has loaded and warmed up its engine. */
+  static async start(options: EngineProcessesOptions): Promise<EngineProcesses> {
+    const pool = new EngineProcesses(options);
+    try {
+      const ready = await Promise.all(pool.slots.map((_, slot) => pool.spawn(slot)));
+      pool.backend = ready[0]!.backend;
+      pool.version = ready[0]!.version;
+      options.logger.info({ processes: options.size, backend: pool.backend, version: pool.version, warmUpMs: Math.round(ready[0]!.warmUpMs) }, 'engine processes ready');
+      return pool;
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
+  }
+
+  /** One analysis, within the configured budget or `budgetMs` when that is shorter (the caller's deadline). */
+  async analyzeCard(input: { front: Uint8Array; back?: Uint8Array }, options: AnalyzeOptions, budgetMs = this.options.budgetMs): Promise<AnalysisSummary> {
+    if (this.closed) throw new AppError('service_unavailable', 'The grader is shutting down.');
+    const process = this.free.pop() ?? (await new Promise<EngineProcess>((resolve) => this.waiters.push(resolve)));
+    try {
+      return await process.run({ input, options }, Math.max(1, Math.min(budgetMs, this.options.budgetMs)));
+    } finally {
+      if (!process.gone) this.release(process);
+    }
+  }
+
+  /** The engine processes' ids (for operators and tests); a slot being restarted has none. */
+  get pids(): number[] {
+    return this.slots.flatMap((p) => (p && !p.gone && p.pid !== undefined ? [p.pid] : []));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const process of this.slots) process?.kill();
+  }
+
+  /** Starts the process of a slot; when one dies (killed past its budget, or crashed) its slot starts another. */
+  private async spawn(slot: number, attempt = 0): Promise<{ backend: string; version: string; warmUpMs: number }> {
+    let started = false;
+    const process = new EngineProcess(this.options, (gone) => {
+      if (this.slots[slot] !== gone || this.closed) return;
+      const at = this.free.indexOf(gone);
+      if (at >= 0) this.free.splice(at, 1);
+      this.slots[slot] = undefined;
+      // A replacement at once; a process that keeps dying while starting backs off (up to 30 s).
+      const delay = attempt === 0 ? 0 : Math.min(30_000, 500 * 2 ** attempt);
+      setTimeout(() => {
+        this.spawn(slot, started ? 0 : attempt + 1).catch((err: unknown) => this.options.logger.error({ err, slot }, 'engine process failed to start'));
+      }, delay).unref();
+    });
+    this.slots[slot] = process;
+    const ready = await process.ready;
+    started = true;
+    this.release(process);
+    return ready;
+  }
+
+  private release(process: EngineProcess): void {
+    const waiter = this.waiters.shift();
+    if (waiter) waiter(process);
+    else this.free.push(process);
+  }
+}

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
+import { generateSample } from '@cardlens/card-synth';
+import { isAppError } from '@cardlens/errors';
+import { EngineProcesses } from '../src/engine-processes';
+import { glyphDensePhoto } from './poison-photo';
+
+// The engine in a child process under a hard budget, with the real engine. A photo that makes the engine work
+// far longer than a card should (glyph-dense face: OCR-heavy) is cut at its budget; a runaway analysis (the
+// engine process frozen with SIGSTOP mid-analysis: work that never yields, on any machine speed) is ended at the
+// budget by killing its process. The caller gets image_too_complex; a fresh process takes the slot and the
+// request queued behind completes.
+
+const BUDGET_MS = 4000;
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('engine processes: a runaway analysis is killed at its budget', () => {
+  let pool: EngineProcesses;
+  let photo: { front: Uint8Array; back: Uint8Array };
+  beforeAll(async () => {
+    pool = await EngineProcesses.start({ size: 1, budgetMs: BUDGET_MS, maxHeapMb: 1024, logger: pino({ level: 'silent' }) });
+    const sample = await generateSample(1_000_050, { photo: { megapixels: 1 } });
+    photo = { front: sample.frontJpeg, back: sample.backJpeg };
+  }, 180_000);
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it('analyses a card in its process', async () => {
+    const analysis = await pool.analyzeCard(photo, { evidence: true });
+    expect(analysis.sides.front.quadPx).toHaveLength(4);
+    expect(analysis.grading.grade).toBeGreaterThanOrEqual(1);
+    expect(pool.pids).toHaveLength(1);
+  }, 60_000);
+
+  it('a glyph-dense photo runs past a 2.5 s budget: image_too_complex, and a normal card right behind it is analysed', async () => {
+    const poison = await glyphDensePhoto();
+    const started = Date.now();
+    const cut = await pool.analyzeCard({ front: poison, back: poison }, { evidence: true }, 2500).catch((error: unknown) => error);
+    expect(isAppError(cut) && cut.code).toBe('image_too_complex');
+    expect(Date.now() - started).toBeLessThan(2500 + 1500);
+    const next = await pool.analyzeCard(photo, { evidence: true });
+    expect(next.sides.front.quadPx).toHaveLength(4);
+  }, 120_000);
+
+  it('kills the process past the budget, answers image_too_complex, and the request behind it completes in a fresh process', async () => {
+    const [frozen] = pool.pids;
+    const runaway = pool.analyzeCard(photo, {}).catch((error: unknown) => error);
+    await wait(50);
+    process.kill(frozen!, 'SIGSTOP');
+    const started = Date.now();
+    const behind = pool.analyzeCard(photo, {});
+    const error = await runaway;
+    expect(isAppError(error) && error.code).toBe('image_too_complex');
+    expect(Date.now() - started).toBeLessThan(BUDGET_MS + 1500);
+    const next = await behind;
+    expect(next.sides.front.quadPx).toHaveLength(4);
+    expect(pool.pids).toHaveLength(1);
+    expect(pool.pids[0]).not.toBe(frozen);
+    // The frozen process is gone, not left stopped.
+    expect(() => process.kill(frozen!, 0)).toThrow();
+  }, 120_000);
+});
