@@ -292,7 +292,7 @@ function apiSuite(mode: StackMode) {
       expect((await stack.call('GET', '/healthz')).json).toEqual({ status: 'ok' });
       const ready = await stack.call('GET', '/readyz');
       expect(ready.status).toBe(200);
-      expect(ready.json).toEqual({ status: 'ready', checks: { accounts: 'ok', billing: 'ok', scans: 'ok', grading: 'ok' } });
+      expect(ready.json).toEqual({ status: 'ready', checks: { accounts: 'ok', billing: 'ok', scans: 'ok', grading: 'ok', rateLimits: 'ok' } });
     });
 
     it('serves the OpenAPI document and the error catalogue that problem types point to', async () => {
