@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { generateSample } from '@cardlens/card-synth';
-import { glyphDensePhoto } from '../../inference/test/poison-photo';
+import { generateSample, glyphDensePhoto } from '@cardlens/card-synth';
 import { openSql, type Sql } from './sql';
 import { startStack, type Stack } from './stack';
 

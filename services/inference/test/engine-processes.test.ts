@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
-import { generateSample } from '@cardlens/card-synth';
+import { generateSample, glyphDensePhoto } from '@cardlens/card-synth';
 import { isAppError } from '@cardlens/errors';
 import { EngineProcesses } from '../src/engine-processes';
-import { glyphDensePhoto } from './poison-photo';
 
 // The engine in a child process under a hard budget, with the real engine. A photo that makes the engine work
 // far longer than a card should (glyph-dense face: OCR-heavy) is cut at its budget; a runaway analysis (the

@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 
 /**
- * A photo that makes the engine work for many seconds: a plain card on a grey background whose face is packed
+ * Not a card photo for the engine's ground truth but a stress input for its budgets (issue 16): a photo that
+ * makes the engine work for many seconds: a plain card on a grey background whose face is packed
  * with glyph-sized marks (6 x 10 px on a 10 x 14 px grid). The card is found at once; the identification
  * evidence's OCR then has thousands of character candidates to try, ten or more times a normal card's work
  * (the class of photo behind issue 16's engine stalls). Deterministic: the same bytes every time.
