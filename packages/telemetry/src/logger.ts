@@ -39,11 +39,17 @@ export const REDACT_PATHS: readonly string[] = [
   'res.headers["set-cookie"]',
 ];
 
-function traceFields(): Record<string, string> {
+/** The active span's W3C ids, if a span is active (the SDK is started and the code runs inside a span). */
+export function activeTrace(): { traceId: string; spanId: string; sampled: boolean } | undefined {
   const span = trace.getSpan(context.active());
-  if (!span) return {};
+  if (!span) return undefined;
   const ctx = span.spanContext();
-  return isSpanContextValid(ctx) ? { trace_id: ctx.traceId, span_id: ctx.spanId } : {};
+  return isSpanContextValid(ctx) ? { traceId: ctx.traceId, spanId: ctx.spanId, sampled: (ctx.traceFlags & 1) === 1 } : undefined;
+}
+
+function traceFields(): Record<string, string> {
+  const active = activeTrace();
+  return active ? { trace_id: active.traceId, span_id: active.spanId } : {};
 }
 
 /**

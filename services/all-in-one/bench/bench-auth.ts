@@ -1,16 +1,20 @@
 /**
- * npm run bench:auth [-- --mode infra|embedded --agents 20 --requests 6000 --concurrency 500 --runs 3]
+ * npm run bench:auth [-- --mode infra|embedded --agents 20 --requests 6000 --concurrency 500 --runs 3 --target missing|scan]
  *
  * Authentication under a burst: many concurrent authenticated requests over few API keys, with the gateway's
  * API-key cache off (AUTH_CACHE_TTL_MS=0: one accounts lookup per request) and on (the default 10 s). Each run
  * starts the whole system in this process (infra, the default: the real Postgres, Redis and Kafka), registers
  * `--agents` agents, then sends `--requests` GET /v1/scans/{id} for a scan id that does not exist (auth, the
- * per-key limit and one scans call; the answer is 404 not_found) with `--concurrency` in flight. Reports per
+ * per-key limit and one scans call; the answer is 404 not_found) with `--concurrency` in flight. With
+ * `--target scan` each agent first submits one `grade` scan of a card-synth photo and waits for it to complete,
+ * and the burst reads those scans (200: auth, the limit, the scan read and the balance read that fills
+ * X-Credits-Remaining, which a GET starts as soon as the key is known). Reports per
  * setting the median over runs of throughput, p50/p99 latency and the share of 5xx answers (503 from an
  * accounts deadline is what the cache prevents). Human summary on stdout; the LAST line is one JSON object.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { EVAL_SEED_START, generateSample } from '@cardlens/card-synth';
 import { startStack, type StackMode } from '../test/stack';
 
 const { values } = parseArgs({
@@ -20,6 +24,7 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '6000' },
     concurrency: { type: 'string', default: '500' },
     runs: { type: 'string', default: '3' },
+    target: { type: 'string', default: 'missing' },
   },
 });
 const mode = values.mode as StackMode;
@@ -33,6 +38,27 @@ const agents = positive('agents', values.agents);
 const requests = positive('requests', values.requests);
 const concurrency = positive('concurrency', values.concurrency);
 const runs = positive('runs', values.runs);
+const target = values.target;
+if (target !== 'missing' && target !== 'scan') throw new Error('--target is missing or scan');
+const photo = target === 'scan' ? await generateSample(EVAL_SEED_START + 7000) : undefined;
+
+/** One `grade` scan for the key, polled until it completes: the bench then reads it. */
+async function completedScan(baseUrl: string, apiKey: string): Promise<number> {
+  const form = new FormData();
+  form.append('modules', 'grade');
+  form.append('front', new Blob([Buffer.from(photo!.frontJpeg)], { type: 'image/jpeg' }), 'front.jpg');
+  form.append('back', new Blob([Buffer.from(photo!.backJpeg)], { type: 'image/jpeg' }), 'back.jpg');
+  const headers = { Authorization: `Bearer ${apiKey}` };
+  const accepted = await fetch(`${baseUrl}/v1/scans`, { method: 'POST', headers, body: form });
+  if (accepted.status !== 202) throw new Error(`POST /v1/scans answered ${accepted.status}`);
+  const { id } = (await accepted.json()) as { id: number };
+  for (;;) {
+    const { status } = (await (await fetch(`${baseUrl}/v1/scans/${id}`, { headers })).json()) as { status: string };
+    if (status === 'completed') return id;
+    if (status === 'failed') throw new Error(`scan ${id} failed`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 interface RunResult { throughput: number; p50: number; p99: number; errorShare: number }
 
@@ -53,6 +79,10 @@ async function run(cacheTtlMs: number): Promise<RunResult> {
       if (r.status !== 201) throw new Error(`registration answered ${r.status}`);
       keys.push(((await r.json()) as { apiKey: string }).apiKey);
     }
+    const paths = target === 'scan'
+      ? await Promise.all(keys.map(async (key) => `/v1/scans/${await completedScan(stack.baseUrl, key)}`))
+      : keys.map(() => '/v1/scans/999999999');
+    const expected = target === 'scan' ? 200 : 404;
     const latencies: number[] = [];
     let errors = 0;
     let next = 0;
@@ -60,11 +90,12 @@ async function run(cacheTtlMs: number): Promise<RunResult> {
     const worker = async () => {
       for (let i = next++; i < requests; i = next++) {
         const t0 = performance.now();
-        const r = await fetch(`${stack.baseUrl}/v1/scans/999999999`, { headers: { Authorization: `Bearer ${keys[i % keys.length]}` } });
+        const r = await fetch(`${stack.baseUrl}${paths[i % keys.length]}`, { headers: { Authorization: `Bearer ${keys[i % keys.length]}` } });
         await r.arrayBuffer();
         latencies.push(performance.now() - t0);
         if (r.status >= 500) errors++;
-        else if (r.status !== 404) throw new Error(`unexpected ${r.status}`);
+        else if (r.status !== expected) throw new Error(`unexpected ${r.status}`);
+        else if (expected === 200 && r.headers.get('x-credits-remaining') === null) throw new Error('a 200 without X-Credits-Remaining');
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
@@ -90,8 +121,8 @@ const summary = Object.fromEntries(
     { throughput: Math.round(median(rs.map((x) => x.throughput))), p50Ms: Math.round(median(rs.map((x) => x.p50))), p99Ms: Math.round(median(rs.map((x) => x.p99))), errorShare: median(rs.map((x) => x.errorShare)) },
   ]),
 );
-console.log(`auth burst (${mode}, ${agents} keys, ${requests} requests, ${concurrency} in flight; medians of ${runs} runs):`);
+console.log(`auth burst (${mode}, GET ${target === 'scan' ? 'an existing scan' : 'a missing scan'}, ${agents} keys, ${requests} requests, ${concurrency} in flight; medians of ${runs} runs):`);
 for (const [name, s] of Object.entries(summary)) console.log(`  cache ${name}: ${s.throughput} req/s, p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms, 5xx ${(s.errorShare * 100).toFixed(1)} %`);
 console.log(`  throughput ratio on/off: ${(summary.on!.throughput / summary.off!.throughput).toFixed(2)}`);
-console.log(JSON.stringify({ bench: 'auth', mode, agents, requests, concurrency, runs, ...summary }));
+console.log(JSON.stringify({ bench: 'auth', mode, target, agents, requests, concurrency, runs, ...summary }));
 process.exit(0);

@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { env as envField, loadConfig } from '@cardlens/config';
 import { createDatabase, DEFAULT_PGLITE_DIR } from '@cardlens/db';
+import { z } from 'zod';
 import { createLogger, exitOnSignals, startTelemetry } from '@cardlens/telemetry';
 import { startEmbedded } from './embedded';
 
@@ -9,7 +11,9 @@ import { startEmbedded } from './embedded';
 // in-memory rate limits), each gRPC server on its own loopback port, called through gRPC clients.
 const rootDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const logger = createLogger('all-in-one');
-const telemetry = startTelemetry({ serviceName: 'cardlens-all-in-one', exporter: 'none' });
+// OTEL_EXPORTER=otlp (with OTEL_EXPORTER_OTLP_ENDPOINT) or console traces the embedded run like a cluster.
+const { OTEL_EXPORTER } = loadConfig(z.object({ OTEL_EXPORTER: envField.telemetryExporter() }), process.env, 'all-in-one');
+const telemetry = startTelemetry({ serviceName: 'cardlens-all-in-one', exporter: OTEL_EXPORTER });
 const dataDir = path.resolve(rootDir, process.env.PGLITE_DIR ?? DEFAULT_PGLITE_DIR);
 const database = await createDatabase({ kind: 'pglite', dataDir });
 // Scan images and results live next to the database; the in-process bus forgets jobs on exit, so scans a

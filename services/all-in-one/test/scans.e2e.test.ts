@@ -132,6 +132,7 @@ function scansSuite(mode: StackMode) {
       const id = Number(accepted.json.id);
       expect(accepted.json.links).toEqual({ self: `/v1/scans/${id}` });
       expect(accepted.headers.get('x-credits-remaining')).toBe('1');
+      expect(new URL(accepted.headers.get('location') ?? '').pathname).toBe(`/v1/scans/${id}`);
 
       const done = await waitForScan(auth, id);
       expect(done.json.status).toBe('completed');

@@ -1,8 +1,12 @@
+import { constants as zlib } from 'node:zlib';
+import compression from 'compression';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
 import { AppError } from '@cardlens/errors';
 import type { Logger } from 'pino';
 import type { AppContext } from './application/context';
 import type { Downstream } from './downstream';
+import { accessLog, requestId } from './http/access-log';
 import { refuseOversizedBodies } from './http/edge';
 import { MAX_IMAGE_BYTES, photoLoader } from './http/image-intake';
 import type { RateLimiters } from './http/rate-limits';
@@ -32,11 +36,35 @@ const JSON_BODY_LIMIT_BYTES = 64 * 1024;
 /** Two photos of at most 15 MB and the form's other parts. */
 const MULTIPART_BODY_LIMIT = 2 * MAX_IMAGE_BYTES + 64 * 1024;
 
+/**
+ * Security headers (helmet): nosniff, HSTS (a year, subdomains: the API is only served over TLS behind the
+ * ingress), no framing, no referrer, and a CSP for the few HTML pages (docs, checkout return, sandbox
+ * checkout and portal): inline styles only, no scripts. No form-action: a sandbox checkout form answers with a
+ * redirect to the caller's own return URL. No CORS headers are sent: API keys never belong in browser code, so
+ * browsers are not offered cross-origin access (documented in the OpenAPI description).
+ */
+const SECURITY_HEADERS = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], imgSrc: ["'self'", 'data:'], baseUri: ["'none'"], frameAncestors: ["'none'"] },
+  },
+  strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+  frameguard: { action: 'deny' as const },
+  referrerPolicy: { policy: 'no-referrer' as const },
+  crossOriginResourcePolicy: { policy: 'same-origin' as const },
+};
+
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxyHops);
   app.set('query parser', 'simple');
+  app.use(requestId());
+  app.use(accessLog(deps.logger));
+  app.use(helmet(SECURITY_HEADERS));
+  // gzip or br by Accept-Encoding, for compressible types above 1 KiB (JSON answers, the OpenAPI document;
+  // PNG overlays are already compressed and pass through).
+  app.use(compression({ brotli: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } }));
 
   // A body larger than its route accepts is refused by its Content-Length before any of it is read.
   app.use(refuseOversizedBodies((req) => (req.is('multipart/form-data') ? MULTIPART_BODY_LIMIT : req.path === '/v1/webhooks/stripe' ? WEBHOOK_BODY_LIMIT : JSON_BODY_LIMIT_BYTES)));

@@ -1,6 +1,6 @@
 import { AppError } from '@cardlens/errors';
 import { z } from 'zod';
-import { consumeOrThrow, giveBack } from '../http/rate-limits';
+import { consumeOrThrow, giveBack, type RateLimitHeaderSink } from '../http/rate-limits';
 import type { AppContext } from './context';
 
 /** Registration input: the types only; accounts enforces the field rules (lengths, email, URL). */
@@ -36,11 +36,11 @@ export function parseInput<T extends z.ZodType>(schema: T, raw: unknown): z.infe
  * and 3 new agents per 24 hours per client IP. A point of the new-agents budget is taken before the call (so
  * concurrent requests cannot overshoot) and given back when no agent was created.
  */
-export async function registerAgent(ctx: AppContext, raw: unknown, clientIp: string): Promise<RegistrationView> {
+export async function registerAgent(ctx: AppContext, raw: unknown, clientIp: string, limitHeaders?: RateLimitHeaderSink): Promise<RegistrationView> {
   // Every attempt counts, a malformed one too.
-  await consumeOrThrow(ctx.limiters.registrationAttempts, clientIp);
+  await consumeOrThrow(ctx.limiters.registrationAttempts, clientIp, limitHeaders);
   const input = parseInput(registrationInput, raw);
-  await consumeOrThrow(ctx.limiters.newAgents, clientIp);
+  await consumeOrThrow(ctx.limiters.newAgents, clientIp, limitHeaders);
   let registered;
   try {
     registered = await ctx.downstream.registerAgent({ ...input, clientIp });

@@ -11,5 +11,7 @@ export function sendProblem(res: Response, baseUrl: string, error: unknown): voi
     res.setHeader('Allow', error.extras.allow);
     delete problem.allow;
   }
-  res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+  // The id the client can quote to support: X-Request-Id, the trace id.
+  const requestId = res.locals.requestId as string | undefined;
+  res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(requestId ? { ...problem, requestId } : problem));
 }

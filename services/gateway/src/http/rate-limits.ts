@@ -25,7 +25,16 @@ export interface RateLimiters {
 export interface NamedLimiter {
   /** The value of X-RateLimit-Policy for responses this limiter admitted. */
   policy: string;
+  /** The limit in the IETF RateLimit-Policy form: `"per-key";q=120;w=60`. */
+  ietfPolicy: string;
+  name: string;
   limiter: RateLimiterAbstract;
+}
+
+/** Where the IETF RateLimit headers of a request go (an express Response). */
+export interface RateLimitHeaderSink {
+  getHeader(name: string): unknown;
+  setHeader(name: string, value: string): unknown;
 }
 
 /**
@@ -50,7 +59,7 @@ export function createRateLimiters(settings: RateLimitSettings, redis: Redis | u
     const limiter = redis
       ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) })
       : new RateLimiterMemory(options);
-    return { policy: `${name};limit=${points};window=${duration}s`, limiter };
+    return { policy: `${name};limit=${points};window=${duration}s`, ietfPolicy: `"${name}";q=${points};w=${duration}`, name, limiter };
   };
   return {
     perKey: make('per-key', settings.perKeyPerMinute, 60),
@@ -61,12 +70,20 @@ export function createRateLimiters(settings: RateLimitSettings, redis: Redis | u
   };
 }
 
-/** Takes one point or throws 429 rate_limited with the seconds until a point is free again. */
-export async function consumeOrThrow(named: NamedLimiter, key: string): Promise<RateLimiterRes> {
+/**
+ * Takes one point or throws 429 rate_limited with the seconds until a point is free again. With a sink, the
+ * answer (success or 429) carries the IETF RateLimit-Policy and RateLimit headers
+ * (draft-ietf-httpapi-ratelimit-headers): the quota and window, and the points left and seconds until the
+ * window resets. A request checked against several limits lists each, in the order they were checked.
+ */
+export async function consumeOrThrow(named: NamedLimiter, key: string, headers?: RateLimitHeaderSink): Promise<RateLimiterRes> {
   try {
-    return await named.limiter.consume(key);
+    const admitted = await named.limiter.consume(key);
+    if (headers) setRateLimitHeaders(headers, named, admitted);
+    return admitted;
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) {
+      if (headers) setRateLimitHeaders(headers, named, rejection);
       throw new AppError('rate_limited', `Rate limit exceeded (${named.policy}). Retry after the time in Retry-After.`, {
         retryAfterSeconds: Math.ceil(rejection.msBeforeNext / 1000),
       });
@@ -78,4 +95,13 @@ export async function consumeOrThrow(named: NamedLimiter, key: string): Promise<
 /** Gives back a point taken for an attempt that did not count (e.g. a registration that failed). */
 export async function giveBack(named: NamedLimiter, key: string): Promise<void> {
   await named.limiter.reward(key, 1);
+}
+
+function setRateLimitHeaders(headers: RateLimitHeaderSink, named: NamedLimiter, state: RateLimiterRes): void {
+  const append = (name: string, item: string) => {
+    const existing = headers.getHeader(name);
+    headers.setHeader(name, typeof existing === 'string' && existing !== '' ? `${existing}, ${item}` : item);
+  };
+  append('RateLimit-Policy', named.ietfPolicy);
+  append('RateLimit', `"${named.name}";r=${Math.max(0, state.remainingPoints)};t=${Math.max(0, Math.ceil(state.msBeforeNext / 1000))}`);
 }

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../application/context';
 import { registerAgent } from '../application/agents';
-import { authenticate, authOf, sendAuthenticated } from '../http/authenticated';
+import { authenticate, authOf, creditsOf, sendAuthenticated } from '../http/authenticated';
 import { clientIp } from '../http/client-ip';
 import { methodNotAllowed, requireJsonBody } from '../http/request';
 
@@ -12,7 +12,9 @@ export function agentRoutes(app: AppContext): Router {
   router
     .route('/v1/agents')
     .post(async (req: Request, res: Response) => {
-      res.status(201).json(await registerAgent(app, requireJsonBody(req), clientIp(req)));
+      const registered = await registerAgent(app, requireJsonBody(req), clientIp(req), res);
+      res.setHeader('Location', `${app.baseUrl}/v1/agents/me`);
+      res.status(201).json(registered);
     })
     .all(methodNotAllowed('POST'));
 
@@ -20,20 +22,20 @@ export function agentRoutes(app: AppContext): Router {
     .route('/v1/agents/me')
     .get(authenticate(downstream, limiters), async (_req: Request, res: Response) => {
       const { agent } = authOf(res);
-      const [identity, balance, subscription] = await Promise.all([
+      const [identity, credits, subscription] = await Promise.all([
         downstream.getAgent(agent.agentId),
-        downstream.getBalance(agent.agentId),
+        creditsOf(res, downstream),
         downstream.getSubscription(agent.agentId),
       ]);
       await sendAuthenticated(res, downstream, 200, {
         agentId: identity.agentId,
         name: identity.name,
         tier: identity.tier,
-        credits: balance.credits,
+        credits,
         keyPrefix: identity.keyPrefix,
         createdAt: identity.createdAt.toISOString(),
-        balances: { prepaidCredits: balance.credits, gradingSubscription: subscription },
-      }, balance.credits);
+        balances: { prepaidCredits: credits, gradingSubscription: subscription },
+      }, credits);
     })
     .all(methodNotAllowed('GET'));
 

@@ -15,7 +15,7 @@ export function docsRoutes(deps: { baseUrl: string; limiters: RateLimiters; read
   router
     .route('/openapi.json')
     .get(async (req: Request, res: Response) => {
-      await consumeOrThrow(deps.limiters.open, clientIp(req));
+      await consumeOrThrow(deps.limiters.open, clientIp(req), req.res);
       res.json(document);
     })
     .all(methodNotAllowed('GET'));

@@ -24,10 +24,10 @@ export function mcpRoutes(app: AppContext, logger: Logger): Router {
       let caller: Caller | undefined;
       if (hasPresentedApiKey(req)) {
         caller = await app.downstream.authenticateApiKey(presentedApiKey(req));
-        await consumeOrThrow(app.limiters.perKey, `agent:${caller.agentId}`);
+        await consumeOrThrow(app.limiters.perKey, `agent:${caller.agentId}`, res);
         res.setHeader('X-RateLimit-Policy', app.limiters.perKey.policy);
       } else {
-        await consumeOrThrow(app.limiters.open, ip);
+        await consumeOrThrow(app.limiters.open, ip, res);
         res.setHeader('X-RateLimit-Policy', app.limiters.open.policy);
       }
       const server = createMcpServer(

@@ -13,7 +13,7 @@ export function pricingRoutes(deps: { downstream: Downstream; limiters: RateLimi
   const { downstream, limiters } = deps;
   const router = Router();
   const pricing = async (req: Request): Promise<Pricing> => {
-    await consumeOrThrow(limiters.open, clientIp(req));
+    await consumeOrThrow(limiters.open, clientIp(req), req.res);
     try {
       return await downstream.getPricing();
     } catch (error) {

@@ -112,7 +112,7 @@ export function purchaseRoutes(deps: { downstream: Downstream; limiters: RateLim
   router
     .route('/checkout/success')
     .get(async (req: Request, res: Response) => {
-      await consumeOrThrow(limiters.open, clientIp(req));
+      await consumeOrThrow(limiters.open, clientIp(req), req.res);
       const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : '';
       if (!CHECKOUT_SESSION_ID.test(sessionId)) throw new AppError('checkout_not_found', 'The link has no valid checkout session id.');
       const session = await downstream.confirmCheckoutSession(sessionId);
@@ -132,7 +132,7 @@ export function purchaseRoutes(deps: { downstream: Downstream; limiters: RateLim
   router
     .route('/checkout/cancelled')
     .get(async (req: Request, res: Response) => {
-      await consumeOrThrow(limiters.open, clientIp(req));
+      await consumeOrThrow(limiters.open, clientIp(req), req.res);
       // Subscription checkouts come back with ?plan=: their link is asked for at another endpoint.
       const again = typeof req.query.plan === 'string' ? 'POST /v1/subscriptions/checkout' : 'POST /v1/credits/purchase';
       sendHtmlPage(res, 200, 'Checkout cancelled', `<p>Nothing was charged and nothing started. The agent can ask for a new checkout link at any time (${again}).</p>`);
@@ -143,7 +143,7 @@ export function purchaseRoutes(deps: { downstream: Downstream; limiters: RateLim
   router
     .route('/sandbox/checkout/:sessionId')
     .get(async (req: Request, res: Response) => {
-      await consumeOrThrow(limiters.open, clientIp(req));
+      await consumeOrThrow(limiters.open, clientIp(req), req.res);
       const checkout = await downstream.getSandboxCheckout(sessionIdParam(req));
       const id = escapeHtml(checkout.checkoutSessionId);
       const subscription = checkout.mode === 'subscription';
@@ -175,7 +175,7 @@ export function purchaseRoutes(deps: { downstream: Downstream; limiters: RateLim
   router
     .route('/sandbox/checkout/:sessionId/pay')
     .post(sandboxFormBody, async (req: Request, res: Response) => {
-      await consumeOrThrow(limiters.open, clientIp(req));
+      await consumeOrThrow(limiters.open, clientIp(req), req.res);
       const id = sessionIdParam(req);
       // Without a card field (credit packs) billing uses the card that pays.
       const next = await downstream.completeSandboxCheckout(id, 'pay', sandboxCardOf(req, false));
@@ -186,7 +186,7 @@ export function purchaseRoutes(deps: { downstream: Downstream; limiters: RateLim
   router
     .route('/sandbox/checkout/:sessionId/cancel')
     .post(async (req: Request, res: Response) => {
-      await consumeOrThrow(limiters.open, clientIp(req));
+      await consumeOrThrow(limiters.open, clientIp(req), req.res);
       const next = await downstream.completeSandboxCheckout(sessionIdParam(req), 'cancel');
       res.redirect(303, next);
     })

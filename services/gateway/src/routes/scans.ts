@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { AppError } from '@cardlens/errors';
 import type { AppContext } from '../application/context';
 import { getScan, submitScan, type ScanInput } from '../application/scans';
-import { authenticate, authOf, sendAuthenticated } from '../http/authenticated';
+import { authenticate, authOf, creditsOf, sendAuthenticated, setAuthenticatedHeaders } from '../http/authenticated';
 import { methodNotAllowed } from '../http/request';
 import { multipartParts, photoBodyReader } from '../http/image-intake';
 import { parseIdempotencyKey, parseScanId } from '../http/scan-request';
@@ -24,6 +24,8 @@ export function scanRoutes(app: AppContext): Router {
       const input = req.is('multipart/form-data') ? multipartInput(req) : jsonInput(req.body);
       const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
       const { view, creditsRemaining } = await submitScan(app, authOf(res).agent, { ...input, idempotencyKey });
+      // Where to poll (RFC 9110 §15.3.3): the same URL as links.self, absolute.
+      res.setHeader('Location', `${app.baseUrl}${view.links.self}`);
       await sendAuthenticated(res, downstream, 202, view, creditsRemaining);
     })
     .all(methodNotAllowed('POST'));
@@ -40,9 +42,7 @@ export function scanRoutes(app: AppContext): Router {
     .get(authenticate(downstream, limiters), async (req: Request, res: Response) => {
       const auth = authOf(res);
       const png = await downstream.getScanOverlay(auth.agent.agentId, parseScanId(req.params.id));
-      const { credits } = await downstream.getBalance(auth.agent.agentId);
-      res.setHeader('X-Credits-Remaining', String(credits));
-      res.setHeader('X-RateLimit-Policy', auth.rateLimitPolicy);
+      setAuthenticatedHeaders(res, await creditsOf(res, downstream));
       res.setHeader('Cache-Control', 'private, max-age=3600');
       res.status(200).type('image/png').send(png);
     })

@@ -63,7 +63,7 @@ export function subscriptionRoutes(app: AppContext): Router {
 
   router
     .route('/v1/subscriptions/me')
-    .get(auth, async (_req: Request, res: Response) => {
+    .get(authenticate(downstream, limiters, { readsOwnBalance: true }), async (_req: Request, res: Response) => {
       const view = await checkCredits(app, authOf(res).agent);
       await sendAuthenticated(res, downstream, 200, view, view.prepaidCredits);
     })
@@ -74,7 +74,7 @@ export function subscriptionRoutes(app: AppContext): Router {
   router
     .route('/checkout/subscribed')
     .get(async (req: Request, res: Response) => {
-      await consumeOrThrow(limiters.open, clientIp(req));
+      await consumeOrThrow(limiters.open, clientIp(req), req.res);
       sendHtmlPage(
         res,
         200,
@@ -89,7 +89,7 @@ export function subscriptionRoutes(app: AppContext): Router {
   router
     .route('/sandbox/portal/:portalSessionId')
     .get(async (req: Request, res: Response) => {
-      await consumeOrThrow(limiters.open, clientIp(req));
+      await consumeOrThrow(limiters.open, clientIp(req), req.res);
       const portal = await downstream.getSandboxPortal(portalSessionIdParam(req));
       sendHtmlPage(res, 200, 'Sandbox billing portal', portalPage(portal));
     })
@@ -98,7 +98,7 @@ export function subscriptionRoutes(app: AppContext): Router {
   router
     .route('/sandbox/portal/:portalSessionId/card')
     .post(sandboxFormBody, async (req: Request, res: Response) => {
-      await consumeOrThrow(limiters.open, clientIp(req));
+      await consumeOrThrow(limiters.open, clientIp(req), req.res);
       const id = portalSessionIdParam(req);
       res.redirect(303, await downstream.actOnSandboxPortal(id, 'update_card', sandboxCardOf(req, true)));
     })
@@ -107,7 +107,7 @@ export function subscriptionRoutes(app: AppContext): Router {
   router
     .route('/sandbox/portal/:portalSessionId/cancel')
     .post(async (req: Request, res: Response) => {
-      await consumeOrThrow(limiters.open, clientIp(req));
+      await consumeOrThrow(limiters.open, clientIp(req), req.res);
       res.redirect(303, await downstream.actOnSandboxPortal(portalSessionIdParam(req), 'cancel_at_period_end'));
     })
     .all(methodNotAllowed('POST'));

@@ -157,7 +157,7 @@ describe('presentScanAccepted', () => {
   it('renders the documented 202 body', () => {
     const body = presentScanAccepted({ scanId: 42, status: scansV1.ScanStatus.QUEUED, modules: [IDENTIFY, GRADE], creditsCharged: 2, creditsRemaining: 1, replayed: false });
     expect(body).toEqual({ id: 42, status: 'queued', modules: ['identify', 'grade'], creditsCharged: 2, creditsRemaining: 1, links: { self: '/v1/scans/42' } });
-    expectMatchesOpenApi('POST', '/v1/scans', 202, 'application/json', body, { 'X-Credits-Remaining': '1', 'X-RateLimit-Policy': 'per-key;limit=60;window=60s' });
+    expectMatchesOpenApi('POST', '/v1/scans', 202, 'application/json', body, { 'X-Credits-Remaining': '1', 'X-RateLimit-Policy': 'per-key;limit=60;window=60s', Location: 'http://gateway.test/v1/scans/42' });
   });
 
   it('says queued for a replay whatever the scan has become', () => {

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import type { Logger } from 'pino';
+import { createLogger } from '@cardlens/telemetry';
 import { billingV1, timestampFromIso, type billingSandboxV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import { expectMatchesOpenApi } from '@cardlens/testing';
@@ -61,7 +61,7 @@ let server: Server;
 let origin: string;
 
 beforeAll(async () => {
-  const silent = { error: () => undefined } as unknown as Logger;
+  const silent = createLogger('gateway-test', { write: () => undefined });
   const limiters = createRateLimiters({ perKeyPerMinute: 1000, registrationAttemptsPerHour: 10, newAgentsPerDay: 10, openPerMinute: 1000 }, undefined, 'test');
   const app = createApp({ downstream, limiters, baseUrl: 'http://gateway.test', trustProxyHops: 0, logger: silent, images: {} as never });
   server = createServer(app);
