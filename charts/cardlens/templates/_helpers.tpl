@@ -85,13 +85,16 @@ Context: dict root, c.
 {{- printf "%s:%s" $repo (toString $tag) }}
 {{- end }}
 
-{{/* host:port of a component's gRPC Service, for the clients that call it. Context: dict root, name (the target). */}}
+{{/*
+dns:///host:port of a component's headless gRPC Service, for the clients that call it: the dns resolver returns
+every ready pod and the clients round-robin over them. Context: dict root, name (the target).
+*/}}
 {{- define "cardlens.grpcAddress" -}}
 {{- $target := index .root.Values.services .name | default dict }}
 {{- if not $target.port }}
 {{- fail (printf "grpcClients refers to %q, which is not a component with a port under services:" .name) }}
 {{- end }}
-{{- printf "%s:%v" (include "cardlens.componentName" .) $target.port }}
+{{- printf "dns:///%s:%v" (include "cardlens.componentName" .) $target.port }}
 {{- end }}
 
 {{/*

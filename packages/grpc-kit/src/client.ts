@@ -56,12 +56,22 @@ export type ClientConstructor<C extends grpc.Client> = new (
 ) => C;
 
 /**
- * A client for ts-proto's generated constructor (`createClient(ScansServiceClient, 'scans:50051')`) with
- * insecure credentials (the mesh does mTLS), keepalive pings so dead peers are noticed in seconds rather
- * than at the next call, and 32 MiB messages.
+ * Calls are spread over every address the target resolves to (round_robin), one HTTP/2 connection each.
+ * gRPC's default, pick_first, pins every call of a client to one connection and so to one replica: behind a
+ * Kubernetes headless Service (`dns:///scans:50051` resolves to each ready pod) round_robin is what makes a
+ * scaled-out service take load. New pods are found when the resolver runs again: on any connection loss, which
+ * the servers force every MAX_CONNECTION_AGE_MS (server.ts).
+ */
+export const LOAD_BALANCING_SERVICE_CONFIG = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+
+/**
+ * A client for ts-proto's generated constructor (`createClient(ScansServiceClient, 'dns:///scans:50051')`) with
+ * insecure credentials (the mesh does mTLS), round-robin over the target's addresses, keepalive pings so dead
+ * peers are noticed in seconds rather than at the next call, and 32 MiB messages.
  */
 export function createClient<C extends grpc.Client>(Client: ClientConstructor<C>, address: string): C {
   return new Client(address, grpc.credentials.createInsecure(), {
+    'grpc.service_config': LOAD_BALANCING_SERVICE_CONFIG,
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
     'grpc.keepalive_time_ms': 30_000,

@@ -7,6 +7,10 @@ import { appErrorToStatus } from './error-metadata';
 
 /** Images travel over gRPC: allow messages up to 32 MiB both ways (grpc-js defaults to 4 MiB received). */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+/** How long a client connection lives before the server asks it to reconnect (see createClient). */
+export const MAX_CONNECTION_AGE_MS = 5 * 60_000;
+/** Long enough for the slowest call (a scan's analysis budget plus valuation) to finish on the old connection. */
+export const MAX_CONNECTION_AGE_GRACE_MS = 120_000;
 
 export interface GrpcService {
   /** e.g. ts-proto's `ScansServiceService` */
@@ -23,6 +27,8 @@ export interface StartGrpcServerOptions {
   services: GrpcService[];
   /** Logs lifecycle events and the unexpected errors of this server's unaryHandler()s. */
   logger: Logger;
+  /** Defaults to MAX_CONNECTION_AGE_MS (tests shorten it). */
+  maxConnectionAgeMs?: number;
 }
 
 export interface GrpcServer {
@@ -73,10 +79,14 @@ function withLogger(
  * Credentials are insecure on purpose: transport security between pods (mTLS) is the service mesh's
  * job, and the default host is loopback so nothing is exposed by accident outside a cluster.
  */
-export async function startGrpcServer({ port, host = '127.0.0.1', services, logger }: StartGrpcServerOptions): Promise<GrpcServer> {
+export async function startGrpcServer({ port, host = '127.0.0.1', services, logger, maxConnectionAgeMs = MAX_CONNECTION_AGE_MS }: StartGrpcServerOptions): Promise<GrpcServer> {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+    // Connections are closed (GOAWAY, calls in flight finish within the grace) after this age, so clients
+    // resolve their target again and spread onto replicas that started since they connected.
+    'grpc.max_connection_age_ms': maxConnectionAgeMs,
+    'grpc.max_connection_age_grace_ms': MAX_CONNECTION_AGE_GRACE_MS,
   });
   const names = services.map((s) => serviceName(s.definition));
   for (const { definition, implementation } of services) {
