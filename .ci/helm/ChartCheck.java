@@ -31,6 +31,10 @@ public class ChartCheck {
     lint.getMessages().forEach(m -> System.out.println("lint: " + m));
     if (lint.isFailed()) problems.add("helm lint --strict failed");
 
+    // helm-java's template leaves hooks out (the migration Job, the `helm test` Pod): render a copy of the chart
+    // in which they are ordinary objects, so that they are checked like the rest.
+    Path withHooks = hooksAsObjects(chart);
+
     List<Path> valueSets = new ArrayList<>();
     valueSets.add(null);
     for (int i = 1; i < args.length; i++) valueSets.add(Path.of(args[i]));
@@ -38,7 +42,7 @@ public class ChartCheck {
     for (Path values : valueSets) {
       String label = values == null ? "default values" : values.toString();
       // The oldest Kubernetes the chart supports (Chart.yaml kubeVersion) would be 1.24; render for a current one.
-      var template = new Helm(chart).template().withName("cardlens").withNamespace("cardlens").withKubeVersion(KUBE_VERSION);
+      var template = new Helm(withHooks).template().withName("cardlens").withNamespace("cardlens").withKubeVersion(KUBE_VERSION);
       if (values != null) template = template.withValuesFile(values);
       String rendered;
       try {
@@ -49,6 +53,7 @@ public class ChartCheck {
       }
       java.nio.file.Files.writeString(OUT.resolve("rendered-" + (n++) + ".yaml"), rendered);
       int objects = 0;
+      List<HasMetadata> all = new ArrayList<>();
       for (String doc : rendered.split("(?m)^---\\s*$")) {
         if (doc.lines().allMatch(l -> l.isBlank() || l.trim().startsWith("#"))) continue;
         objects++;
@@ -64,17 +69,63 @@ public class ChartCheck {
           problems.add(where + ": not a known Kubernetes kind");
           continue;
         }
+        all.add(resource);
         List<String> unknown = new ArrayList<>();
         unknownFields(resource, resource.getKind(), unknown, new IdentityHashMap<>());
         for (String u : unknown) problems.add(where + " (" + resource.getKind() + " " + resource.getMetadata().getName() + "): unknown field " + u);
       }
       System.out.println(label + ": " + objects + " objects rendered and read");
+      invariants(all, label, problems);
     }
     if (!problems.isEmpty()) {
       problems.forEach(p -> System.out.println("PROBLEM " + p));
       System.exit(1);
     }
     System.out.println("chart OK");
+  }
+
+  /** What the chart promises beyond valid objects. */
+  private static void invariants(List<HasMetadata> all, String label, List<String> problems) {
+    var deployments = new java.util.HashMap<String, io.fabric8.kubernetes.api.model.apps.Deployment>();
+    for (HasMetadata r : all) {
+      if (r instanceof io.fabric8.kubernetes.api.model.apps.Deployment d) {
+        deployments.put(d.getSpec().getSelector().getMatchLabels().get("app.kubernetes.io/component"), d);
+        for (var c : d.getSpec().getTemplate().getSpec().getContainers()) {
+          boolean serves = c.getPorts() != null && !c.getPorts().isEmpty();
+          if (serves && (c.getLifecycle() == null || c.getLifecycle().getPreStop() == null)) problems.add(label + ": Deployment " + d.getMetadata().getName() + " serves a port without a preStop drain");
+        }
+      }
+    }
+    for (HasMetadata r : all) {
+      if (r instanceof io.fabric8.kubernetes.api.model.Service s) {
+        boolean grpc = s.getSpec().getPorts().stream().anyMatch(p -> "grpc".equals(p.getName()));
+        if (grpc && !"None".equals(s.getSpec().getClusterIP())) problems.add(label + ": gRPC Service " + s.getMetadata().getName() + " is not headless (clients would pin one pod)");
+      }
+      if (r instanceof io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget pdb) {
+        var d = deployments.get(pdb.getSpec().getSelector().getMatchLabels().get("app.kubernetes.io/component"));
+        var max = pdb.getSpec().getMaxUnavailable();
+        if (d == null) problems.add(label + ": PDB " + pdb.getMetadata().getName() + " selects no Deployment");
+        else if (max != null && max.getIntVal() != null && d.getSpec().getReplicas() != null && d.getSpec().getReplicas() <= max.getIntVal())
+          problems.add(label + ": PDB " + pdb.getMetadata().getName() + " protects nothing (" + d.getSpec().getReplicas() + " replicas, maxUnavailable " + max.getIntVal() + ")");
+      }
+    }
+  }
+
+  private static Path hooksAsObjects(Path chart) throws java.io.IOException {
+    Path copy = java.nio.file.Files.createTempDirectory("chart-check-").resolve(chart.getFileName());
+    try (var files = java.nio.file.Files.walk(chart)) {
+      for (Path source : (Iterable<Path>) files::iterator) {
+        Path target = copy.resolve(chart.relativize(source).toString());
+        if (java.nio.file.Files.isDirectory(source)) {
+          java.nio.file.Files.createDirectories(target);
+        } else {
+          String text = java.nio.file.Files.readString(source);
+          if (source.toString().contains("/templates/")) text = text.replace("helm.sh/hook", "cardlens.io/checked-hook");
+          java.nio.file.Files.writeString(target, text);
+        }
+      }
+    }
+    return copy;
   }
 
   private static String firstSource(String doc) {
