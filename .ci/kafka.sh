@@ -15,6 +15,9 @@
 # 90), JAVA_HOME (Java 17+), KAFKA_PORT / KAFKA_CONTROLLER_PORT (default 9092 / 9093; the defaults are what
 # tests expect unless KAFKA_BROKERS says otherwise), KAFKA_WORK_DIR (default .ci/.work/kafka: a second broker
 # on other ports needs its own, as the Kafka-outage e2e test's private broker has).
+# KAFKA_SASL_SSL_PORT (unset by default): also listen with SASL over TLS on that port (SCRAM-SHA-256/512 and
+# PLAIN for user KAFKA_SASL_USER / KAFKA_SASL_PASSWORD, default cardlens / cardlens-secret) with a self-signed
+# certificate for 127.0.0.1 made by keytool; its PEM is written to $KAFKA_WORK_DIR/tls/ca.pem for clients.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,6 +37,11 @@ BROKERS="$HOST:$PORT"
 START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
 HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+SASL_SSL_PORT="${KAFKA_SASL_SSL_PORT:-}"
+SASL_USER="${KAFKA_SASL_USER:-cardlens}"
+SASL_PASSWORD="${KAFKA_SASL_PASSWORD:-cardlens-secret}"
+TLS="$WORK/tls"
+STOREPASS=cardlens-test-store
 
 log() { printf '[kafka.sh] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -73,15 +81,35 @@ resolve_jars() {
   printf '%s\n' "$want" >"$stamp"
 }
 
+# A self-signed certificate for 127.0.0.1 (PKCS12 keystore for the broker, PEM for the clients' CA list).
+make_tls() {
+  rm -rf "$TLS"
+  mkdir -p "$TLS"
+  local keytool="${JAVA_HOME:+$JAVA_HOME/bin/}keytool"
+  "$keytool" -genkeypair -alias broker -keyalg RSA -keysize 2048 -validity 30 -dname "CN=127.0.0.1" \
+    -ext "SAN=IP:127.0.0.1,DNS:localhost" -keystore "$TLS/broker.p12" -storetype PKCS12 \
+    -storepass "$STOREPASS" -keypass "$STOREPASS" >/dev/null 2>&1 || die "keytool could not make the broker's certificate"
+  "$keytool" -exportcert -rfc -alias broker -keystore "$TLS/broker.p12" -storepass "$STOREPASS" -file "$TLS/ca.pem" >/dev/null 2>&1 \
+    || die "keytool could not export the certificate"
+}
+
 write_config() {
+  local listeners="PLAINTEXT://$HOST:$PORT,CONTROLLER://$HOST:$CONTROLLER_PORT"
+  local advertised="PLAINTEXT://$HOST:$PORT"
+  local protocols="PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+  if [[ -n "$SASL_SSL_PORT" ]]; then
+    listeners+=",SASL_SSL://$HOST:$SASL_SSL_PORT"
+    advertised+=",SASL_SSL://$HOST:$SASL_SSL_PORT"
+    protocols+=",SASL_SSL:SASL_SSL"
+  fi
   cat >"$CONF" <<EOF
 # Written by .ci/kafka.sh on every start; edit the script, not this file.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@$HOST:$CONTROLLER_PORT
-listeners=PLAINTEXT://$HOST:$PORT,CONTROLLER://$HOST:$CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://$HOST:$PORT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listeners=$listeners
+advertised.listeners=$advertised
+listener.security.protocol.map=$protocols
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 log.dirs=$DATA
@@ -111,6 +139,20 @@ log.retention.check.interval.ms=60000
 num.network.threads=2
 num.io.threads=4
 EOF
+  if [[ -n "$SASL_SSL_PORT" ]]; then
+    cat >>"$CONF" <<EOF
+
+# SASL over TLS (KAFKA_SASL_SSL_PORT): SCRAM users are stored in the cluster metadata at format time.
+sasl.enabled.mechanisms=SCRAM-SHA-512,SCRAM-SHA-256,PLAIN
+ssl.keystore.location=$TLS/broker.p12
+ssl.keystore.type=PKCS12
+ssl.keystore.password=$STOREPASS
+ssl.key.password=$STOREPASS
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$SASL_USER="$SASL_PASSWORD";
+EOF
+  fi
 }
 
 wait_ready() {
@@ -167,8 +209,13 @@ cmd_start() {
   while [[ "$cluster_id" == -* ]]; do
     cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
   done
+  local scram=()
+  if [[ -n "$SASL_SSL_PORT" ]]; then
+    make_tls
+    scram=(--add-scram "SCRAM-SHA-512=[name=$SASL_USER,password=$SASL_PASSWORD]" --add-scram "SCRAM-SHA-256=[name=$SASL_USER,password=$SASL_PASSWORD]")
+  fi
   "$JAVA" -Xmx256m -cp "$LIB/*" -Dlog4j2.configurationFile="file:$LOG4J_CONF" \
-    kafka.tools.StorageTool format --cluster-id "$cluster_id" --config "$CONF" >"$LOGS/format.log" 2>&1 \
+    kafka.tools.StorageTool format --cluster-id "$cluster_id" --config "$CONF" "${scram[@]}" >"$LOGS/format.log" 2>&1 \
     || { cat "$LOGS/format.log" >&2; die "storage format failed"; }
   local t_format=$SECONDS
 

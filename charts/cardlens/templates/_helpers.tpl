@@ -133,13 +133,17 @@ Context: dict root, name, c.
 {{- end }}
 
 {{/*
-secretEnv list of a component: its own secretEnv plus, with blobStore: true, blobStore.secretEnv.
+secretEnv list of a component: its own secretEnv plus, with blobStore: true, blobStore.secretEnv, plus, for
+the components that read KAFKA_BROKERS, kafka.secretEnv (SASL credentials).
 Returned as YAML (a list under the key "list"), for fromYaml. Context: dict root, c.
 */}}
 {{- define "cardlens.secretEnvList" -}}
 {{- $list := .c.secretEnv | default list }}
 {{- if .c.blobStore }}
 {{- $list = concat $list (dig "secretEnv" list (.root.Values.blobStore | default dict)) }}
+{{- end }}
+{{- if has "KAFKA_BROKERS" $list }}
+{{- $list = concat $list (dig "secretEnv" list (.root.Values.kafka | default dict)) }}
 {{- end }}
 {{- toYaml (dict "list" $list) }}
 {{- end }}

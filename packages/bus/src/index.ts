@@ -46,6 +46,7 @@ export {
 } from './types';
 export { InProcessBus, type InProcessBusOptions } from './in-process-bus';
 export { KafkaBus, type KafkaBusOptions } from './kafka-bus';
+export { kafkaSecurityOptions, type KafkaSecurity } from './kafka-security';
 export {
   OutboxRelay,
   busTables,

@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type KafkaMessage, Partitioners, type Admin, type Consumer, type IHeaders, type LogEntry, type Producer } from 'kafkajs';
+import { kafkaSecurityOptions, type KafkaSecurity } from './kafka-security';
 import { deadLetterHeaders, deliverWithRetry, DeliveryAborted, publishTraced, retryPolicy } from './delivery';
 import {
   deadLetterTopic,
@@ -15,6 +16,8 @@ import {
 export interface KafkaBusOptions {
   brokers: string[];
   clientId: string;
+  /** TLS and SASL for brokers that require them (KAFKA_SSL*, KAFKA_SASL_* through @cardlens/config). */
+  security?: KafkaSecurity;
   /** kafkajs' own logs go here (never to the console); without one they are dropped. */
   logger?: BusLogger;
   /** Topics (besides subscribed ones and their .dlq) created by start(). */
@@ -56,6 +59,7 @@ export class KafkaBus implements Bus {
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
+      ...kafkaSecurityOptions(options.security),
       logLevel: options.logger ? logLevel.INFO : logLevel.NOTHING,
       logCreator: () => (entry) => this.logKafka(entry),
     });

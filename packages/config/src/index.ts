@@ -48,3 +48,64 @@ export const env = {
 };
 
 export { z };
+
+const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512', 'aws-msk-iam'] as const;
+
+/**
+ * Kafka connection settings, shared by every service that runs its own KafkaBus. Besides the brokers: TLS
+ * (`KAFKA_SSL`, with an optional CA bundle and client certificate for mutual TLS) and SASL (`PLAIN`,
+ * `SCRAM-SHA-256/512` with a user and password, or AWS MSK IAM with the pod's AWS credentials). Spread into a
+ * service's schema and add `.superRefine(kafkaConnectionRules)`.
+ */
+export const kafkaConnectionFields = {
+  /** Comma-separated brokers. A standalone process needs them; the embedded mode uses its in-process bus. */
+  KAFKA_BROKERS: env.list(),
+  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  KAFKA_SSL: env.bool(false),
+  /** PEM file of the CAs that sign the brokers' certificates (default: Node's bundled CAs). */
+  KAFKA_SSL_CA_FILE: z.string().min(1).optional(),
+  /** Client certificate and key (PEM) for brokers that require mutual TLS. */
+  KAFKA_SSL_CERT_FILE: z.string().min(1).optional(),
+  KAFKA_SSL_KEY_FILE: z.string().min(1).optional(),
+  KAFKA_SSL_REJECT_UNAUTHORIZED: env.bool(true),
+  KAFKA_SASL_MECHANISM: z.enum(SASL_MECHANISMS).optional(),
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
+  /** AWS region of the MSK cluster (aws-msk-iam); credentials come from the AWS SDK's default chain. */
+  KAFKA_AWS_REGION: z.string().min(1).optional(),
+};
+
+type KafkaConnectionValues = z.infer<z.ZodObject<typeof kafkaConnectionFields>>;
+
+/** Rules between the Kafka fields: what each SASL mechanism needs, and that a client key comes with its certificate. */
+export function kafkaConnectionRules(value: KafkaConnectionValues, ctx: z.RefinementCtx): void {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  const mechanism = value.KAFKA_SASL_MECHANISM;
+  if (mechanism && mechanism !== 'aws-msk-iam') {
+    if (!value.KAFKA_SASL_USERNAME) issue('KAFKA_SASL_USERNAME', `required with KAFKA_SASL_MECHANISM=${mechanism}`);
+    if (!value.KAFKA_SASL_PASSWORD) issue('KAFKA_SASL_PASSWORD', `required with KAFKA_SASL_MECHANISM=${mechanism}`);
+    if (mechanism === 'plain' && !value.KAFKA_SSL) issue('KAFKA_SSL', 'SASL PLAIN sends the password as is: set KAFKA_SSL=true');
+  }
+  if (mechanism === 'aws-msk-iam') {
+    if (!value.KAFKA_AWS_REGION) issue('KAFKA_AWS_REGION', 'required with KAFKA_SASL_MECHANISM=aws-msk-iam');
+    if (!value.KAFKA_SSL) issue('KAFKA_SSL', 'MSK IAM authentication runs over TLS: set KAFKA_SSL=true');
+  }
+  if (!mechanism && (value.KAFKA_SASL_USERNAME || value.KAFKA_SASL_PASSWORD)) issue('KAFKA_SASL_MECHANISM', 'required when a SASL user or password is set');
+  if (Boolean(value.KAFKA_SSL_CERT_FILE) !== Boolean(value.KAFKA_SSL_KEY_FILE)) issue('KAFKA_SSL_KEY_FILE', 'KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE go together');
+  if (!value.KAFKA_SSL && (value.KAFKA_SSL_CA_FILE || value.KAFKA_SSL_CERT_FILE)) issue('KAFKA_SSL', 'TLS files are set but KAFKA_SSL is not true');
+}
+
+/** The validated fields as @cardlens/bus's `KafkaBusOptions.security`. */
+export function kafkaSecurity(value: KafkaConnectionValues) {
+  const mechanism = value.KAFKA_SASL_MECHANISM;
+  return {
+    tls: value.KAFKA_SSL
+      ? { caFile: value.KAFKA_SSL_CA_FILE, certFile: value.KAFKA_SSL_CERT_FILE, keyFile: value.KAFKA_SSL_KEY_FILE, rejectUnauthorized: value.KAFKA_SSL_REJECT_UNAUTHORIZED }
+      : undefined,
+    sasl: !mechanism
+      ? undefined
+      : mechanism === 'aws-msk-iam'
+        ? { mechanism, region: value.KAFKA_AWS_REGION! }
+        : { mechanism, username: value.KAFKA_SASL_USERNAME!, password: value.KAFKA_SASL_PASSWORD! },
+  };
+}

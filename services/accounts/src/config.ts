@@ -1,4 +1,4 @@
-import { env, loadConfig, z } from '@cardlens/config';
+import { env, kafkaConnectionFields, kafkaConnectionRules, loadConfig, z } from '@cardlens/config';
 
 export const accountsConfigSchema = z.object({
   ACCOUNTS_GRPC_HOST: z.string().default('127.0.0.1'),
@@ -7,13 +7,12 @@ export const accountsConfigSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_SIZE: env.positiveInt(10),
   MIGRATE_ON_START: env.bool(true),
-  /** Comma-separated Kafka brokers. The standalone process needs them; the embedded mode uses its in-process bus. */
-  KAFKA_BROKERS: env.list(),
-  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  // KAFKA_BROKERS (a standalone process needs them; the embedded mode uses its in-process bus), TLS, SASL.
+  ...kafkaConnectionFields,
   GRPC_DEADLINE_MS: env.positiveInt(5000),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
-});
+}).superRefine(kafkaConnectionRules);
 
 export type AccountsConfig = z.infer<typeof accountsConfigSchema>;
 

@@ -1,5 +1,5 @@
 import { KafkaBus } from '@cardlens/bus';
-import { ConfigError } from '@cardlens/config';
+import { ConfigError, kafkaSecurity } from '@cardlens/config';
 import { databaseConfigFromEnv } from '@cardlens/db';
 import { createLogger, exitOnSignals, startTelemetry } from '@cardlens/telemetry';
 import { loadAccountsConfig } from './config';
@@ -10,7 +10,7 @@ const config = loadAccountsConfig();
 const telemetry = startTelemetry({ serviceName: 'accounts', exporter: config.OTEL_EXPORTER });
 const logger = createLogger('accounts');
 if (!config.KAFKA_BROKERS?.length) throw new ConfigError('Invalid configuration for accounts:\n  - KAFKA_BROKERS: required when accounts runs as its own process');
-const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: 'accounts', topicPrefix: config.KAFKA_TOPIC_PREFIX, logger });
+const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: 'accounts', topicPrefix: config.KAFKA_TOPIC_PREFIX, security: kafkaSecurity(config), logger });
 const service = await startAccountsService({
   config,
   database: databaseConfigFromEnv(process.cwd(), process.env, config.DATABASE_POOL_SIZE),

@@ -1,4 +1,4 @@
-import { env, loadConfig, z } from '@cardlens/config';
+import { env, kafkaConnectionFields, kafkaConnectionRules, loadConfig, z } from '@cardlens/config';
 import { parsePricing, type Pricing } from './domain/pricing';
 import { DEFAULT_SPT_API_VERSION } from './payments/stripe-provider';
 
@@ -22,9 +22,8 @@ export const billingConfigSchema = z.object({
         return z.NEVER;
       }
     }),
-  /** Comma-separated Kafka brokers. The standalone process needs them; the embedded mode uses its in-process bus. */
-  KAFKA_BROKERS: env.list(),
-  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  // KAFKA_BROKERS (a standalone process needs them; the embedded mode uses its in-process bus), TLS, SASL.
+  ...kafkaConnectionFields,
   /** The gateway's public base URL: checkout success/cancel pages and the sandbox checkout page live under it. */
   PUBLIC_BASE_URL: z.url().optional(),
   /** Written into every payment object's metadata; events of another environment on the same Stripe account are ignored. */
@@ -56,7 +55,7 @@ export const billingConfigSchema = z.object({
     if (config.SPT_ENABLED) problem('SPT_ENABLED', 'the shared payment token rail needs STRIPE_SECRET_KEY (the sandbox has no tokens)');
   }
   if (config.STRIPE_API_BASE_URL && config.DEPLOYMENT_ENVIRONMENT === 'production') problem('STRIPE_API_BASE_URL', 'test-only; never set in production');
-});
+}).superRefine(kafkaConnectionRules);
 
 export type BillingConfig = z.infer<typeof billingConfigSchema>;
 

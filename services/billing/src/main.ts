@@ -1,5 +1,5 @@
 import { KafkaBus } from '@cardlens/bus';
-import { ConfigError } from '@cardlens/config';
+import { ConfigError, kafkaSecurity } from '@cardlens/config';
 import { databaseConfigFromEnv } from '@cardlens/db';
 import { createLogger, exitOnSignals, startTelemetry } from '@cardlens/telemetry';
 import { loadBillingConfig } from './config';
@@ -10,7 +10,7 @@ const config = loadBillingConfig();
 const telemetry = startTelemetry({ serviceName: 'billing', exporter: config.OTEL_EXPORTER });
 const logger = createLogger('billing');
 if (!config.KAFKA_BROKERS?.length) throw new ConfigError('Invalid configuration for billing:\n  - KAFKA_BROKERS: required when billing runs as its own process');
-const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: 'billing', topicPrefix: config.KAFKA_TOPIC_PREFIX, logger });
+const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: 'billing', topicPrefix: config.KAFKA_TOPIC_PREFIX, security: kafkaSecurity(config), logger });
 const service = await startBillingService({
   config,
   database: databaseConfigFromEnv(process.cwd(), process.env, config.DATABASE_POOL_SIZE),

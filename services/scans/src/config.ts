@@ -1,5 +1,5 @@
 import { blobStoreConfigSchema } from '@cardlens/blob-store';
-import { env, loadConfig, z } from '@cardlens/config';
+import { env, kafkaConnectionFields, kafkaConnectionRules, loadConfig, z } from '@cardlens/config';
 
 const scansSettings = z.object({
   SCANS_GRPC_HOST: z.string().default('127.0.0.1'),
@@ -10,9 +10,8 @@ const scansSettings = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_SIZE: env.positiveInt(10),
   MIGRATE_ON_START: env.bool(true),
-  /** Comma-separated Kafka brokers. The standalone processes need them; the embedded mode uses its in-process bus. */
-  KAFKA_BROKERS: env.list(),
-  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  // KAFKA_BROKERS (a standalone process needs them; the embedded mode uses its in-process bus), TLS, SASL.
+  ...kafkaConnectionFields,
   /** Kafka consumer session timeout: how soon a dead worker's jobs go to the others (broker minimum 6 s). */
   KAFKA_SESSION_TIMEOUT_MS: env.positiveInt(30000),
   GRPC_DEADLINE_MS: env.positiveInt(5000),
@@ -47,7 +46,7 @@ const scansSettings = z.object({
   SCAN_WORKER_HEALTH_PORT: env.port(50057),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
-});
+}).superRefine(kafkaConnectionRules);
 
 /** The scans service's settings plus the blob store's (BLOB_STORE, BLOB_DIR, S3_*), validated together. */
 export const scansConfigSchema = z.intersection(scansSettings, blobStoreConfigSchema);

@@ -1,5 +1,5 @@
 import { KafkaBus } from '@cardlens/bus';
-import { ConfigError } from '@cardlens/config';
+import { ConfigError, kafkaSecurity } from '@cardlens/config';
 import { databaseConfigFromEnv } from '@cardlens/db';
 import { createLogger, exitOnSignals, startTelemetry } from '@cardlens/telemetry';
 import { loadScansConfig } from './config';
@@ -14,7 +14,7 @@ export async function runScansProcess(name: 'scans' | 'scan-worker', start: (opt
   const telemetry = startTelemetry({ serviceName: name, exporter: config.OTEL_EXPORTER });
   const logger = createLogger(name);
   if (!config.KAFKA_BROKERS?.length) throw new ConfigError(`Invalid configuration for ${name}:\n  - KAFKA_BROKERS: required when ${name} runs as its own process`);
-  const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: name, topicPrefix: config.KAFKA_TOPIC_PREFIX, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS, logger });
+  const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: name, topicPrefix: config.KAFKA_TOPIC_PREFIX, security: kafkaSecurity(config), sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS, logger });
   const service = await start({
     config,
     database: databaseConfigFromEnv(process.cwd(), process.env, config.DATABASE_POOL_SIZE),

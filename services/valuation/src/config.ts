@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env, loadConfig, z } from '@cardlens/config';
+import { env, kafkaConnectionFields, kafkaConnectionRules, loadConfig, z } from '@cardlens/config';
 
 /** The shared catalog folder beside the repository (../shared/data/catalog), the default catalog source. */
 export const DEFAULT_CATALOG_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/data/catalog');
@@ -11,9 +11,8 @@ export const valuationConfigSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_SIZE: env.positiveInt(10),
   MIGRATE_ON_START: env.bool(true),
-  /** Comma-separated Kafka brokers (the sales feed). The standalone process needs them; embedded uses its bus. */
-  KAFKA_BROKERS: env.list(),
-  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  // KAFKA_BROKERS (a standalone process needs them; the embedded mode uses its in-process bus), TLS, SASL.
+  ...kafkaConnectionFields,
   /** Folder of `*.ndjson(.gz)` catalogs loaded at start when the catalog table is empty (CATALOG_AUTOLOAD). */
   CATALOG_DIR: z.string().default(DEFAULT_CATALOG_DIR),
   /** Load the catalogs of CATALOG_DIR on first start (the embedded default); production imports by command. */
@@ -32,7 +31,7 @@ export const valuationConfigSchema = z.object({
   PREMIUM_RELOAD_SECONDS: env.positiveInt(300),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
-});
+}).superRefine(kafkaConnectionRules);
 
 export type ValuationConfig = z.infer<typeof valuationConfigSchema>;
 

@@ -1,5 +1,5 @@
 import { KafkaBus } from '@cardlens/bus';
-import { ConfigError } from '@cardlens/config';
+import { ConfigError, kafkaSecurity } from '@cardlens/config';
 import { databaseConfigFromEnv } from '@cardlens/db';
 import { createLogger, exitOnSignals, startTelemetry } from '@cardlens/telemetry';
 import { loadValuationConfig } from './config';
@@ -10,7 +10,7 @@ const config = loadValuationConfig();
 const telemetry = startTelemetry({ serviceName: 'valuation', exporter: config.OTEL_EXPORTER });
 const logger = createLogger('valuation');
 if (!config.KAFKA_BROKERS?.length) throw new ConfigError('Invalid configuration for valuation:\n  - KAFKA_BROKERS: required when valuation runs as its own process');
-const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: 'valuation', topicPrefix: config.KAFKA_TOPIC_PREFIX, logger });
+const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: 'valuation', topicPrefix: config.KAFKA_TOPIC_PREFIX, security: kafkaSecurity(config), logger });
 const service = await startValuationService({
   config,
   database: databaseConfigFromEnv(process.cwd(), process.env, config.DATABASE_POOL_SIZE),
