@@ -21,6 +21,7 @@ import java.util.Map;
  */
 public class ChartCheck {
   private static final String KUBE_VERSION = "v1.31.0";
+  private static final java.util.Set<String> CUSTOM_KINDS = java.util.Set.of("monitoring.coreos.com/v1/ServiceMonitor");
   private static final Path OUT = Path.of(System.getenv().getOrDefault("CHART_RENDER_DIR", ".ci/helm/target"));
 
   public static void main(String[] args) throws Exception {
@@ -70,6 +71,11 @@ public class ChartCheck {
           continue;
         }
         all.add(resource);
+        if (resource instanceof io.fabric8.kubernetes.api.model.GenericKubernetesResource) {
+          // Custom resources (the Prometheus Operator's ServiceMonitor) have no model here: only known kinds pass.
+          if (!CUSTOM_KINDS.contains(resource.getApiVersion() + "/" + resource.getKind())) problems.add(where + ": unknown kind " + resource.getApiVersion() + "/" + resource.getKind());
+          continue;
+        }
         List<String> unknown = new ArrayList<>();
         unknownFields(resource, resource.getKind(), unknown, new IdentityHashMap<>());
         for (String u : unknown) problems.add(where + " (" + resource.getKind() + " " + resource.getMetadata().getName() + "): unknown field " + u);
@@ -77,11 +83,49 @@ public class ChartCheck {
       System.out.println(label + ": " + objects + " objects rendered and read");
       invariants(all, label, problems);
     }
+    dashboardMetrics(chart, problems);
     if (!problems.isEmpty()) {
       problems.forEach(p -> System.out.println("PROBLEM " + p));
       System.exit(1);
     }
     System.out.println("chart OK");
+  }
+
+  /**
+   * The Grafana dashboard is valid JSON and every cardlens_* metric it queries is declared somewhere in the
+   * sources (histogram(), counter(), gauge(), scrapedGauge() or prom-client's process metrics), so a renamed
+   * metric cannot leave an empty panel behind.
+   */
+  private static void dashboardMetrics(Path chart, List<String> problems) throws Exception {
+    Path dashboard = chart.resolve("dashboards/cardlens.json");
+    String json = java.nio.file.Files.readString(dashboard);
+    try {
+      new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+    } catch (Exception e) {
+      problems.add(dashboard + ": not valid JSON: " + e.getMessage());
+      return;
+    }
+    var declared = new java.util.HashSet<String>();
+    var declaration = java.util.regex.Pattern.compile("(?:histogram|counter|gauge|scrapedGauge)\\(\\s*'(cardlens_[a-z0-9_]+)'");
+    for (String root : List.of("packages", "services")) {
+      try (var files = java.nio.file.Files.walk(Path.of(root))) {
+        for (Path file : (Iterable<Path>) files::iterator) {
+          String name = file.toString();
+          if (!name.endsWith(".ts") || name.contains("node_modules") || name.contains("/generated/") || name.contains("/test/")) continue;
+          var m = declaration.matcher(java.nio.file.Files.readString(file));
+          while (m.find()) declared.add(m.group(1));
+        }
+      }
+    }
+    var used = java.util.regex.Pattern.compile("cardlens_[a-z0-9_]+").matcher(json);
+    var missing = new java.util.TreeSet<String>();
+    while (used.find()) {
+      String metric = used.group().replaceAll("_(bucket|count|sum)$", "");
+      boolean processMetric = metric.startsWith("cardlens_process_") || metric.startsWith("cardlens_nodejs_");
+      if (!processMetric && !declared.contains(metric)) missing.add(metric);
+    }
+    for (String m : missing) problems.add(dashboard + ": queries " + m + ", which no source declares");
+    System.out.println("dashboard: " + declared.size() + " metrics declared in the sources, none missing from the dashboard's queries".replace(", none missing from the dashboard's queries", missing.isEmpty() ? ", every one the dashboard queries is declared" : ""));
   }
 
   /** What the chart promises beyond valid objects. */
@@ -91,7 +135,7 @@ public class ChartCheck {
       if (r instanceof io.fabric8.kubernetes.api.model.apps.Deployment d) {
         deployments.put(d.getSpec().getSelector().getMatchLabels().get("app.kubernetes.io/component"), d);
         for (var c : d.getSpec().getTemplate().getSpec().getContainers()) {
-          boolean serves = c.getPorts() != null && !c.getPorts().isEmpty();
+          boolean serves = c.getPorts() != null && c.getPorts().stream().anyMatch(p -> !"metrics".equals(p.getName()));
           if (serves && (c.getLifecycle() == null || c.getLifecycle().getPreStop() == null)) problems.add(label + ": Deployment " + d.getMetadata().getName() + " serves a port without a preStop drain");
         }
       }

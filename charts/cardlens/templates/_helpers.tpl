@@ -110,6 +110,7 @@ Context: dict root, name, c.
 {{- $c := .c }}
 {{- $generated := dict }}
 {{- if $c.portEnv }}{{ $_ := set $generated $c.portEnv (toString $c.port) }}{{ end }}
+{{- if $root.Values.metrics.enabled }}{{ $_ := set $generated "METRICS_PORT" (toString $root.Values.metrics.port) }}{{ end }}
 {{- if $c.hostEnv }}{{ $_ := set $generated $c.hostEnv "0.0.0.0" }}{{ end }}
 {{- range $envName, $target := $c.grpcClients | default dict }}
 {{- $_ := set $generated $envName (include "cardlens.grpcAddress" (dict "root" $root "name" $target)) }}
@@ -169,11 +170,18 @@ Context: dict root, list.
 
 {{/* Container ports of a component. Context: c. */}}
 {{- define "cardlens.containerPorts" -}}
-{{- if .port }}
+{{- if or .c.port .root.Values.metrics.enabled }}
 ports:
-  - name: {{ eq .protocol "http" | ternary "http" "grpc" }}
-    containerPort: {{ .port }}
+{{- if .c.port }}
+  - name: {{ eq .c.protocol "http" | ternary "http" "grpc" }}
+    containerPort: {{ .c.port }}
     protocol: TCP
+{{- end }}
+{{- if .root.Values.metrics.enabled }}
+  - name: metrics
+    containerPort: {{ .root.Values.metrics.port }}
+    protocol: TCP
+{{- end }}
 {{- end }}
 {{- end }}
 

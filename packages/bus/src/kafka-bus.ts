@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type KafkaMessage, Partitioners, type Admin, type Consumer, type IHeaders, type LogEntry, type Producer } from 'kafkajs';
+import { gauge } from '@cardlens/telemetry';
 import { kafkaSecurityOptions, type KafkaSecurity } from './kafka-security';
 import { deadLetterHeaders, deliverWithRetry, DeliveryAborted, publishTraced, retryPolicy } from './delivery';
 import {
@@ -37,6 +38,8 @@ export interface KafkaBusOptions {
    */
   sessionTimeoutMs?: number;
 }
+
+const consumerLag = gauge('cardlens_kafka_consumer_lag_messages', 'Messages between a consumer group\'s position and the end of the partition, after its last batch.', ['topic', 'group', 'partition']);
 
 interface ConsumerEntry {
   options: SubscribeOptions;
@@ -190,6 +193,10 @@ export class KafkaBus implements Bus {
         : {}),
     });
     entry.consumer = consumer;
+    // Consumer lag for Prometheus: how far the group's position is behind the partition's end, after each batch.
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      consumerLag.set({ topic, group: groupId, partition: String(payload.partition) }, Number(payload.offsetLag));
+    });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger.error({ topic, groupId, err: payload.error, restart: payload.restart }, 'kafka consumer crashed');
       // The topic is gone (a broker rebuilt without its data): the consumer notices first, and its restart

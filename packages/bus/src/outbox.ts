@@ -5,6 +5,7 @@
 // message id (the outbox row id) in the same transaction as the handler's writes.
 import { randomUUID } from 'node:crypto';
 import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
+import { scrapedGauge } from '@cardlens/telemetry';
 import { sleep } from './delivery';
 import { silentLogger, type Bus, type BusLogger, type BusMessage, type Headers, type MessageHandler, type OutgoingMessage } from './types';
 
@@ -108,7 +109,24 @@ export class OutboxRelay {
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new Error('batchSize must be a positive integer');
   }
 
+  private unregisterGauges?: () => void;
+
   start(): void {
+    // Outbox backlog for Prometheus: rows written but not yet on the bus, and how long the oldest has waited.
+    const { prisma, table } = this.options;
+    const label = table.replaceAll('"', '');
+    if (!this.unregisterGauges) {
+      const backlog = () => prisma.$transaction((tx) => Promise.resolve(tx.$queryRawUnsafe<Array<{ pending: number; oldest: number | null }>>(
+        `SELECT count(*)::int AS pending, extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS oldest FROM ${table} WHERE published_at IS NULL`,
+      )));
+      const rows = scrapedGauge('cardlens_outbox_pending_rows', 'Outbox rows not yet published to the bus, by outbox table.', ['table'], async (set) => {
+        set({ table: label }, (await backlog())[0]?.pending ?? 0);
+      });
+      const age = scrapedGauge('cardlens_outbox_oldest_pending_age_seconds', 'Age of the oldest unpublished outbox row (0 when none), by outbox table.', ['table'], async (set) => {
+        set({ table: label }, (await backlog())[0]?.oldest ?? 0);
+      });
+      this.unregisterGauges = () => { rows(); age(); };
+    }
     if (this.running) return;
     this.stopping = new AbortController();
     this.running = this.loop();
@@ -121,6 +139,8 @@ export class OutboxRelay {
 
   /** Lets the batch in progress finish (or roll back), then returns. */
   async stop(): Promise<void> {
+    this.unregisterGauges?.();
+    this.unregisterGauges = undefined;
     this.stopping.abort();
     this.wake.abort();
     await this.running;

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { describeWithInfra } from '@cardlens/testing';
+import { metricsRegistry } from '@cardlens/telemetry';
 import { KafkaBus, type BusMessage, type KafkaSecurity } from '../src/index';
 import { bytes, text, waitFor } from './support';
 
@@ -59,6 +60,10 @@ describeWithInfra('kafka', 'KafkaBus over TLS with SASL (private broker)', () =>
     await secured.publish(topic, [{ key: 'k', value: bytes(`over ${mechanism}`) }]);
     await waitFor(() => received.length === 1, 30_000, 'the message back');
     expect(received).toEqual([`over ${mechanism}`]);
+    // Consumer lag is reported per topic, group and partition after each batch.
+    const lag = async () => metricsRegistry.getSingleMetricAsString('cardlens_kafka_consumer_lag_messages');
+    await waitFor(async () => (await lag()).includes(`topic="${topic}"`), 10_000, 'the consumer lag gauge');
+    expect(await lag()).toMatch(new RegExp(`cardlens_kafka_consumer_lag_messages\\{topic="${topic}",group="tls-${mechanism}",partition="\\d+"\\} 0`));
     await secured.stop();
   }, 60_000);
 

@@ -39,6 +39,13 @@ export const env = {
       .transform((v) => (v ? v.split(',').map((item) => item.trim()).filter(Boolean) : undefined)),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   telemetryExporter: () => z.enum(['otlp', 'console', 'none']).default('none'),
+  /** METRICS_PORT: where GET /metrics (Prometheus) is served; unset or empty: not served. */
+  metricsPort: () =>
+    z
+      .string()
+      .optional()
+      .transform((v) => (v ? Number(v) : undefined))
+      .pipe(z.number().int().min(1).max(65535).optional()),
   /** Where a service keeps its data: a Postgres URL in production and CI, or the embedded PGlite folder. */
   database: () =>
     z.object({

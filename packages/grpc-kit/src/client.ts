@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { histogram } from '@cardlens/telemetry';
 import { serviceErrorToAppError } from './error-metadata';
 import { MAX_MESSAGE_BYTES } from './server';
 
@@ -21,6 +22,9 @@ export type UnaryMethodName<C> = {
 export type RequestOf<F> = F extends UnaryMethod<infer Req, infer _Res> ? Req : never;
 export type ResponseOf<F> = F extends UnaryMethod<infer _Req, infer Res> ? Res : never;
 
+/** Every outgoing unary call, by method (the client's camelCase name) and gRPC status. */
+const clientCallSeconds = histogram('cardlens_grpc_client_call_seconds', 'Outgoing gRPC unary calls: duration by method and status code.', ['method', 'code']);
+
 export interface CallUnaryOptions {
   /** Deadline for this hop, from now. */
   deadlineMs: number;
@@ -41,8 +45,10 @@ export function callUnary<C extends grpc.Client, M extends UnaryMethodName<C>>(
   { deadlineMs, metadata = new grpc.Metadata() }: CallUnaryOptions,
 ): Promise<ResponseOf<C[M]>> {
   const fn = client[method] as UnaryMethod<RequestOf<C[M]>, ResponseOf<C[M]>>;
+  const done = clientCallSeconds.startTimer({ method: String(method) });
   return new Promise((resolve, reject) => {
     fn.call(client, request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {
+      done({ code: grpc.status[error ? error.code : grpc.status.OK] });
       if (error) reject(serviceErrorToAppError(error));
       else resolve(response);
     });

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { AppError } from '@cardlens/errors';
-import { createLogger, type Logger } from '@cardlens/telemetry';
+import { createLogger, histogram, type Logger } from '@cardlens/telemetry';
 import { appErrorToStatus } from './error-metadata';
 
 /** Images travel over gRPC: allow messages up to 32 MiB both ways (grpc-js defaults to 4 MiB received). */
@@ -58,6 +58,9 @@ export function serviceName(definition: grpc.ServiceDefinition): string {
 
 type Handler = (this: unknown, ...args: unknown[]) => unknown;
 
+/** Every unary call this process serves, by service, method and gRPC status. */
+const serverHandlingSeconds = histogram('cardlens_grpc_server_handling_seconds', 'Served gRPC unary calls: duration by service, method and status code.', ['service', 'method', 'code']);
+
 /** Runs every handler with the server's logger in reach of unaryHandler (methods may live on a prototype). */
 function withLogger(
   definition: grpc.ServiceDefinition,
@@ -68,7 +71,19 @@ function withLogger(
   for (const [name, method] of Object.entries(definition)) {
     const handler: unknown = implementation[name] ?? (method.originalName ? implementation[method.originalName] : undefined);
     if (typeof handler !== 'function') continue; // grpc-js answers UNIMPLEMENTED
-    wrapped[name] = (...args) => serverLogger.run(logger, () => (handler as Handler).apply(implementation, args));
+    const labels = { service: serviceName(definition), method: method.path.slice(method.path.lastIndexOf('/') + 1) };
+    wrapped[name] = (...args) => {
+      // Unary handlers are (call, callback): time them until the callback answers, with its status code.
+      const [call, callback] = args as [unknown, ((error: { code?: number } | null, ...rest: unknown[]) => void) | undefined];
+      if (typeof callback === 'function') {
+        const done = serverHandlingSeconds.startTimer(labels);
+        args = [call, (error: { code?: number } | null, ...rest: unknown[]) => {
+          done({ code: grpc.status[error ? (error.code ?? grpc.status.UNKNOWN) : grpc.status.OK] });
+          callback(error, ...rest);
+        }];
+      }
+      return serverLogger.run(logger, () => (handler as Handler).apply(implementation, args));
+    };
   }
   return wrapped as unknown as grpc.UntypedServiceImplementation;
 }

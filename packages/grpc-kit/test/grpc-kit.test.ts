@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import { AppError } from '@cardlens/errors';
-import { createLogger } from '@cardlens/telemetry';
+import { createLogger, metricsRegistry } from '@cardlens/telemetry';
 import { callUnary, createClient, startGrpcServer, unaryHandler, type GrpcServer } from '../src/index';
 import { EchoServiceClient, EchoServiceService, type EchoServiceServer } from './echo-service';
 
@@ -154,5 +154,16 @@ describe('grpc-kit round trip on 127.0.0.1:0', () => {
     } finally {
       health.close();
     }
+  });
+});
+
+describe('metrics', () => {
+  it('counts served and outgoing calls by method and status code', async () => {
+    await callUnary(client, 'echo', { text: 'counted' }, { deadlineMs: 2_000 });
+    await rejection(callUnary(client, 'echo', { text: 'x', fail: 'app' }, { deadlineMs: 2_000 }));
+    const text = await metricsRegistry.metrics();
+    expect(text).toMatch(/cardlens_grpc_server_handling_seconds_count\{service="test\.v1\.EchoService",method="Echo",code="OK"\} [1-9]/);
+    expect(text).toMatch(/cardlens_grpc_server_handling_seconds_count\{service="test\.v1\.EchoService",method="Echo",code="FAILED_PRECONDITION"\} [1-9]/);
+    expect(text).toMatch(/cardlens_grpc_client_call_seconds_count\{method="echo",code="OK"\} [1-9]/);
   });
 });

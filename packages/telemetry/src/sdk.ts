@@ -8,6 +8,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
 import { enableInstrumentations, loaderHookRegistered } from './instrumentations';
+import { startMetricsServer } from './metrics';
 
 export type TelemetryExporter = 'otlp' | 'console' | 'none';
 
@@ -20,6 +21,8 @@ export interface TelemetryOptions {
    * exporter's own environment handling (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT).
    */
   otlpEndpoint?: string;
+  /** Serve Prometheus metrics on this port (GET /metrics, metrics.ts); unset: no metrics server. */
+  metricsPort?: number | undefined;
 }
 
 /** Flushes pending spans and stops the SDK. */
@@ -73,10 +76,20 @@ export function startTelemetry(options: TelemetryOptions): ShutdownTelemetry {
   });
   sdk.start();
 
+  const metrics = options.metricsPort
+    ? startMetricsServer({ port: options.metricsPort, service: options.serviceName }).catch((error: unknown) => {
+        process.emitWarning(`metrics server did not start on port ${options.metricsPort}: ${(error as Error)?.message ?? String(error)}`, { code: 'CARDLENS_METRICS' });
+        return undefined;
+      })
+    : undefined;
+
   let stopping: Promise<void> | undefined;
   // Flushing spans to an unreachable collector must not turn a clean shutdown into a crash.
   const shutdown: ShutdownTelemetry = () =>
-    (stopping ??= sdk.shutdown().catch((error: unknown) => {
+    (stopping ??= Promise.all([
+      sdk.shutdown(),
+      metrics?.then((server) => server?.stop()),
+    ]).then(() => undefined).catch((error: unknown) => {
       process.emitWarning(`telemetry shutdown failed: ${(error as Error)?.message ?? String(error)}`, { code: 'CARDLENS_TELEMETRY_SHUTDOWN' });
     }));
   holder[KEY] = shutdown;

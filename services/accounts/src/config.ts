@@ -12,6 +12,7 @@ export const accountsConfigSchema = z.object({
   GRPC_DEADLINE_MS: env.positiveInt(5000),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
+  METRICS_PORT: env.metricsPort(),
 }).superRefine(kafkaConnectionRules);
 
 export type AccountsConfig = z.infer<typeof accountsConfigSchema>;

@@ -12,8 +12,9 @@ import { startEmbedded } from './embedded';
 const rootDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const logger = createLogger('all-in-one');
 // OTEL_EXPORTER=otlp (with OTEL_EXPORTER_OTLP_ENDPOINT) or console traces the embedded run like a cluster.
-const { OTEL_EXPORTER } = loadConfig(z.object({ OTEL_EXPORTER: envField.telemetryExporter() }), process.env, 'all-in-one');
-const telemetry = startTelemetry({ serviceName: 'cardlens-all-in-one', exporter: OTEL_EXPORTER });
+// METRICS_PORT serves every service's Prometheus metrics from this one process.
+const { OTEL_EXPORTER, METRICS_PORT } = loadConfig(z.object({ OTEL_EXPORTER: envField.telemetryExporter(), METRICS_PORT: envField.metricsPort() }), process.env, 'all-in-one');
+const telemetry = startTelemetry({ serviceName: 'cardlens-all-in-one', exporter: OTEL_EXPORTER, metricsPort: METRICS_PORT });
 const dataDir = path.resolve(rootDir, process.env.PGLITE_DIR ?? DEFAULT_PGLITE_DIR);
 const database = await createDatabase({ kind: 'pglite', dataDir });
 // Scan images and results live next to the database; the in-process bus forgets jobs on exit, so scans a

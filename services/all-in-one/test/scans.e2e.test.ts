@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import sharp from 'sharp';
 import { generateSample } from '@cardlens/card-synth';
 import { describeWithInfra } from '@cardlens/testing';
+import { metricsRegistry } from '@cardlens/telemetry';
 import { loadGatewayConfig } from '../../gateway/src/config';
 import { startGateway, type RunningGateway } from '../../gateway/src/service';
 import { startStack, type ApiResponse, type Stack, type StackMode } from './stack';
@@ -154,6 +155,15 @@ function scansSuite(mode: StackMode) {
       expect((overlay.body as Buffer).subarray(1, 4).toString('latin1')).toBe('PNG');
       // Free: polling and the overlay cost nothing.
       expect(await balance(auth)).toBe(1);
+
+      // The run shows in the Prometheus metrics (one registry for the whole in-process stack).
+      const metrics = await metricsRegistry.metrics();
+      expect(metrics).toMatch(/cardlens_http_request_duration_seconds_count\{method="POST",route="\/v1\/scans",status="202"\} [1-9]/);
+      expect(metrics).toMatch(/cardlens_grpc_server_handling_seconds_count\{service="cardlens\.scans\.v1\.ScansService",method="CreateScan",code="OK"\} [1-9]/);
+      expect(metrics).toMatch(/cardlens_grpc_client_call_seconds_count\{method="analyzeCard",code="OK"\} [1-9]/);
+      expect(metrics).toMatch(/cardlens_scans_unfinished\{status="queued"\} \d+/);
+      expect(metrics).toMatch(/cardlens_scans_oldest_queued_age_seconds \d/);
+      expect(metrics).toMatch(/cardlens_outbox_pending_rows\{table="scans\.outbox"\} \d+/);
     }, 120_000);
 
     it('image URLs with modules as a comma string (identify,grade): identification and grading only', async () => {

@@ -45,6 +45,7 @@ export const billingConfigSchema = z.object({
   CHECKOUT_SESSION_TTL_MINUTES: env.positiveInt(24 * 60 - 2).pipe(z.number().int().min(30).max(24 * 60)),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
+  METRICS_PORT: env.metricsPort(),
 }).superRefine((config, ctx) => {
   const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   if (config.STRIPE_SECRET_KEY) {

@@ -7,7 +7,7 @@ import { startBillingService } from './service';
 
 // The billing process in production: config from the environment, Postgres, Kafka, one gRPC server.
 const config = loadBillingConfig();
-const telemetry = startTelemetry({ serviceName: 'billing', exporter: config.OTEL_EXPORTER });
+const telemetry = startTelemetry({ serviceName: 'billing', exporter: config.OTEL_EXPORTER, metricsPort: config.METRICS_PORT });
 const logger = createLogger('billing');
 if (!config.KAFKA_BROKERS?.length) throw new ConfigError('Invalid configuration for billing:\n  - KAFKA_BROKERS: required when billing runs as its own process');
 const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: 'billing', topicPrefix: config.KAFKA_TOPIC_PREFIX, security: kafkaSecurity(config), logger });

@@ -8,6 +8,7 @@ import type { AppContext } from './application/context';
 import type { Downstream } from './downstream';
 import { accessLog, requestId } from './http/access-log';
 import { refuseOversizedBodies } from './http/edge';
+import { httpMetrics } from './http/http-metrics';
 import { MAX_IMAGE_BYTES, photoLoader } from './http/image-intake';
 import type { RateLimiters } from './http/rate-limits';
 import { sendProblem } from './http/problem';
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('trust proxy', deps.trustProxyHops);
   app.set('query parser', 'simple');
   app.use(requestId());
+  app.use(httpMetrics());
   app.use(accessLog(deps.logger));
   app.use(helmet(SECURITY_HEADERS));
   // gzip or br by Accept-Encoding, for compressible types above 1 KiB (JSON answers, the OpenAPI document;

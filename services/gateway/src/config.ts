@@ -48,6 +48,7 @@ export const gatewayConfigSchema = z.object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: env.positiveInt(65000),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
+  METRICS_PORT: env.metricsPort(),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

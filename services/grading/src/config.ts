@@ -32,6 +32,7 @@ export const gradingConfigSchema = z.object({
   GRADING_TEMP_MAX_AGE_SECONDS: env.positiveInt(300),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
+  METRICS_PORT: env.metricsPort(),
 });
 
 export type GradingConfig = z.infer<typeof gradingConfigSchema>;

@@ -16,6 +16,7 @@ export const inferenceConfigSchema = z.object({
   INFERENCE_ENGINE_MAX_HEAP_MB: env.positiveInt(2048),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
+  METRICS_PORT: env.metricsPort(),
 });
 
 export type InferenceConfig = z.infer<typeof inferenceConfigSchema>;

@@ -1,5 +1,5 @@
 import { startGrpcServer } from '@cardlens/grpc-kit';
-import type { Logger } from '@cardlens/telemetry';
+import { scrapedGauge, type Logger } from '@cardlens/telemetry';
 import { AnalysisQueue } from './analysis-queue';
 import { EngineProcesses } from './engine-processes';
 import type { InferenceConfig } from './config';
@@ -24,6 +24,10 @@ export async function startInferenceService(options: { config: InferenceConfig; 
     logger,
   });
   const queue = new AnalysisQueue({ concurrency: config.INFERENCE_CONCURRENCY, maxQueued: config.INFERENCE_MAX_QUEUED });
+  const unregisterDepth = scrapedGauge('cardlens_inference_analyses', 'Engine analyses running and waiting for a slot.', ['state'], (set) => {
+    set({ state: 'running' }, queue.stats.running);
+    set({ state: 'queued' }, queue.stats.queued);
+  });
   const server = await startGrpcServer({
     host: config.INFERENCE_GRPC_HOST,
     port: config.INFERENCE_GRPC_PORT,
@@ -33,6 +37,7 @@ export async function startInferenceService(options: { config: InferenceConfig; 
   return {
     grpcPort: server.port,
     stop: async () => {
+      unregisterDepth();
       await server.shutdown();
       await engine.close();
     },

@@ -46,6 +46,7 @@ const scansSettings = z.object({
   SCAN_WORKER_HEALTH_PORT: env.port(50057),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
+  METRICS_PORT: env.metricsPort(),
 }).superRefine(kafkaConnectionRules);
 
 /** The scans service's settings plus the blob store's (BLOB_STORE, BLOB_DIR, S3_*), validated together. */

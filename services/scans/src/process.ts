@@ -11,7 +11,7 @@ import type { RunningService, startScansService } from './service';
  */
 export async function runScansProcess(name: 'scans' | 'scan-worker', start: (options: Parameters<typeof startScansService>[0]) => Promise<RunningService>): Promise<void> {
   const config = loadScansConfig();
-  const telemetry = startTelemetry({ serviceName: name, exporter: config.OTEL_EXPORTER });
+  const telemetry = startTelemetry({ serviceName: name, exporter: config.OTEL_EXPORTER, metricsPort: config.METRICS_PORT });
   const logger = createLogger(name);
   if (!config.KAFKA_BROKERS?.length) throw new ConfigError(`Invalid configuration for ${name}:\n  - KAFKA_BROKERS: required when ${name} runs as its own process`);
   const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS, clientId: name, topicPrefix: config.KAFKA_TOPIC_PREFIX, security: kafkaSecurity(config), sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS, logger });

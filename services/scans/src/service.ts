@@ -5,7 +5,7 @@ import { busTables, OutboxRelay, type Bus, type Subscription } from '@cardlens/b
 import { events } from '@cardlens/contracts';
 import { migrate, openPrisma, serviceLayout, type Database, type DatabaseConfig } from '@cardlens/db';
 import { startGrpcServer } from '@cardlens/grpc-kit';
-import type { Logger } from '@cardlens/telemetry';
+import { scrapedGauge, type Logger } from '@cardlens/telemetry';
 import type { ScansConfig } from './config';
 import { PrismaClient } from './db';
 import { createDownstream } from './downstream';
@@ -74,6 +74,7 @@ export async function startScansService(options: StartOptions): Promise<RunningS
   }
   const relay = new OutboxRelay({ prisma, table: busTables('scans').outbox, bus, logger: logger.child({ component: 'scans-outbox' }) });
   relay.start();
+  const unregisterQueueGauges = scanQueueGauges(prisma);
 
   const settleDeps = { prisma, blobs, billing: downstream.billing, logger };
   let settling: Promise<unknown> = Promise.resolve();
@@ -107,6 +108,7 @@ export async function startScansService(options: StartOptions): Promise<RunningS
   return {
     grpcPort: server.port,
     stop: async () => {
+      unregisterQueueGauges();
       clearInterval(settleTimer);
       await server.shutdown();
       await relay.stop();
@@ -114,6 +116,25 @@ export async function startScansService(options: StartOptions): Promise<RunningS
       await settling;
       await closeAll();
     },
+  };
+}
+
+/**
+ * The scan queue for Prometheus, read from the database at scrape time: scans waiting or running, and the age of
+ * the oldest waiting one (the queue's lag; the sweep requeues, then fails, scans that wait too long).
+ */
+function scanQueueGauges(prisma: PrismaClient): () => void {
+  const count = scrapedGauge('cardlens_scans_unfinished', 'Scans queued or processing, by status.', ['status'], async (set) => {
+    const rows = await prisma.scan.groupBy({ by: ['status'], where: { status: { in: ['queued', 'processing'] } }, _count: { _all: true } });
+    for (const status of ['queued', 'processing']) set({ status }, rows.find((r) => r.status === status)?._count._all ?? 0);
+  });
+  const age = scrapedGauge('cardlens_scans_oldest_queued_age_seconds', 'How long the oldest queued scan has waited (0 when none).', [], async (set) => {
+    const oldest = await prisma.scan.findFirst({ where: { status: 'queued' }, orderBy: { updatedAt: 'asc' }, select: { updatedAt: true } });
+    set({}, oldest ? (Date.now() - oldest.updatedAt.getTime()) / 1000 : 0);
+  });
+  return () => {
+    count();
+    age();
   };
 }
 

@@ -31,6 +31,7 @@ export const valuationConfigSchema = z.object({
   PREMIUM_RELOAD_SECONDS: env.positiveInt(300),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
+  METRICS_PORT: env.metricsPort(),
 }).superRefine(kafkaConnectionRules);
 
 export type ValuationConfig = z.infer<typeof valuationConfigSchema>;

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createLogger } from '@cardlens/telemetry';
+import { createLogger, metricsRegistry } from '@cardlens/telemetry';
 import { scansV1 } from '@cardlens/contracts';
 import { createApp } from '../../src/app';
 import type { AgentIdentity, Downstream } from '../../src/downstream';
@@ -109,6 +109,15 @@ describe('HTTP conventions', () => {
     expect((await raw('/healthz', {})).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(logLines.filter((l) => (l.req as { path?: string } | undefined)?.path === '/healthz')).toEqual([]);
+  });
+
+  it('times requests by route template, not by concrete path', async () => {
+    await fetch(`${origin}/v1/scans/77`, { headers: { 'X-Api-Key': 'clk_metrics' } });
+    await fetch(`${origin}/no/such/route`);
+    const text = await metricsRegistry.metrics();
+    expect(text).toMatch(/cardlens_http_request_duration_seconds_count\{method="GET",route="\/v1\/scans\/:id",status="200"\} [1-9]/);
+    expect(text).toMatch(/cardlens_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} [1-9]/);
+    expect(text).not.toContain('/v1/scans/77');
   });
 
   it('every documented path and method is routed: none answers "no route"', async () => {

@@ -2,9 +2,13 @@ import type { ServerUnaryCall } from '@grpc/grpc-js';
 import { inferenceV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import { unaryHandler, type GrpcService } from '@cardlens/grpc-kit';
+import { histogram } from '@cardlens/telemetry';
 import type { AnalysisQueue } from '../analysis-queue';
 import type { EngineProcesses } from '../engine-processes';
 import { gradingToProto } from './to-proto';
+
+const queueWaitSeconds = histogram('cardlens_inference_queue_wait_seconds', 'Time an analysis waited for an engine slot.', []);
+const analysisSeconds = histogram('cardlens_inference_analysis_seconds', 'Engine analyses: duration by outcome (ok, image_too_complex, ...).', ['outcome']);
 
 /** Thin transport: validate, queue one engine analysis (honouring the caller's deadline), map the result. */
 export function inferenceGrpcService(deps: { engine: EngineProcesses; queue: AnalysisQueue }): GrpcService {
@@ -12,16 +16,24 @@ export function inferenceGrpcService(deps: { engine: EngineProcesses; queue: Ana
     analyzeCard: unaryHandler<inferenceV1.AnalyzeCardRequest, inferenceV1.AnalyzeCardResponse>(async (request, call) => {
       if (!request.front || request.front.length === 0) throw new AppError('missing_front_image', 'The front image is required.');
       const abandoned = callerGaveUp(call);
-      const analysis = await deps.queue.run(
-        () =>
-          deps.engine.analyzeCard(
+      const queued = queueWaitSeconds.startTimer();
+      const analysis = await deps.queue.run(async () => {
+        queued();
+        const analysed = analysisSeconds.startTimer();
+        try {
+          const result = await deps.engine.analyzeCard(
             { front: request.front, ...(request.back && request.back.length > 0 ? { back: request.back } : {}) },
             { overlay: request.wantOverlay, evidence: request.wantEvidence },
             // No work for a caller that is gone: the analysis ends with the caller's deadline if that comes first.
             remainingMs(call),
-          ),
-        abandoned,
-      );
+          );
+          analysed({ outcome: 'ok' });
+          return result;
+        } catch (error) {
+          analysed({ outcome: error instanceof AppError ? error.code : 'error' });
+          throw error;
+        }
+      }, abandoned);
       // Corners normalised to the photo's displayed (EXIF-oriented) size, as the contract defines them.
       const detection = (side: typeof analysis.sides.front | undefined): inferenceV1.CardDetection | undefined =>
         side
