@@ -21,6 +21,11 @@ export interface TelemetryOptions {
    * exporter's own environment handling (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT).
    */
   otlpEndpoint?: string;
+  /**
+   * false: no automatic instrumentation, only the tracer provider and exporter (for a worker thread, where the
+   * preload's loader hook does not reach: its spans are the ones the code starts itself).
+   */
+  instrument?: boolean;
   /** Serve Prometheus metrics on this port (GET /metrics, metrics.ts); unset: no metrics server. */
   metricsPort?: number | undefined;
 }
@@ -59,7 +64,8 @@ export function startTelemetry(options: TelemetryOptions): ShutdownTelemetry {
   const started = holder[KEY];
   if (started) return started;
 
-  if (options.exporter !== 'none' && !loaderHookRegistered()) {
+  const instrument = options.instrument ?? true;
+  if (instrument && options.exporter !== 'none' && !loaderHookRegistered()) {
     process.emitWarning(
       'ESM imports are not instrumented: start the process with --import @cardlens/telemetry/register',
       { code: 'CARDLENS_TELEMETRY_NO_LOADER_HOOK' },
@@ -68,7 +74,7 @@ export function startTelemetry(options: TelemetryOptions): ShutdownTelemetry {
 
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
-    instrumentations: enableInstrumentations(),
+    instrumentations: instrument ? enableInstrumentations() : [],
     spanProcessors: [spanProcessor(options)],
     // Metrics and OTel logs stay off: without these the SDK would configure OTLP exporters from env.
     metricReaders: [],

@@ -3,17 +3,21 @@
 // database work); on its own thread it keeps its own loop and a core of its own, and is still reached only
 // through its loopback gRPC port, as in a cluster.
 import { parentPort, workerData } from 'node:worker_threads';
-import { createLogger } from '@cardlens/telemetry';
+import { createLogger, startTelemetry } from '@cardlens/telemetry';
 import { loadInferenceConfig } from '../../inference/src/config';
 import { startInferenceService } from '../../inference/src/service';
 
 const { env, logLevel } = workerData as { env: NodeJS.ProcessEnv; logLevel: string };
 process.env.LOG_LEVEL = logLevel;
 const logger = createLogger('inference').child({ component: 'inference' });
-const service = await startInferenceService({ config: loadInferenceConfig(env), logger });
+const config = loadInferenceConfig(env);
+// This thread's own tracer provider (the process's does not reach worker threads): the inference spans
+// continue the callers' traces through the gRPC metadata and are exported like the rest.
+const shutdownTelemetry = startTelemetry({ serviceName: 'inference', exporter: config.OTEL_EXPORTER, instrument: false });
+const service = await startInferenceService({ config, logger });
 parentPort!.on('message', (message: unknown) => {
   if (message !== 'stop') return;
-  service.stop().then(
+  service.stop().then(() => shutdownTelemetry()).then(
     () => parentPort!.postMessage({ stopped: true }),
     (err: unknown) => parentPort!.postMessage({ stopped: true, error: String(err) }),
   );

@@ -2,7 +2,7 @@ import type { ServerUnaryCall } from '@grpc/grpc-js';
 import { inferenceV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import { unaryHandler, type GrpcService } from '@cardlens/grpc-kit';
-import { histogram } from '@cardlens/telemetry';
+import { histogram, inServerSpan, inSpan } from '@cardlens/telemetry';
 import type { AnalysisQueue } from '../analysis-queue';
 import type { EngineProcesses } from '../engine-processes';
 import { gradingToProto } from './to-proto';
@@ -17,23 +17,24 @@ export function inferenceGrpcService(deps: { engine: EngineProcesses; queue: Ana
       if (!request.front || request.front.length === 0) throw new AppError('missing_front_image', 'The front image is required.');
       const abandoned = callerGaveUp(call);
       const queued = queueWaitSeconds.startTimer();
-      const analysis = await deps.queue.run(async () => {
+      // The analysis is its own span (waiting for a slot, then the engine), in the caller's trace.
+      const analysis = await inServerSpan('inference AnalyzeCard', call.metadata.getMap(), () => deps.queue.run(async () => {
         queued();
         const analysed = analysisSeconds.startTimer();
         try {
-          const result = await deps.engine.analyzeCard(
+          const result = await inSpan('inference engine analysis', () => deps.engine.analyzeCard(
             { front: request.front, ...(request.back && request.back.length > 0 ? { back: request.back } : {}) },
             { overlay: request.wantOverlay, evidence: request.wantEvidence },
             // No work for a caller that is gone: the analysis ends with the caller's deadline if that comes first.
             remainingMs(call),
-          );
+          ));
           analysed({ outcome: 'ok' });
           return result;
         } catch (error) {
           analysed({ outcome: error instanceof AppError ? error.code : 'error' });
           throw error;
         }
-      }, abandoned);
+      }, abandoned));
       // Corners normalised to the photo's displayed (EXIF-oriented) size, as the contract defines them.
       const detection = (side: typeof analysis.sides.front | undefined): inferenceV1.CardDetection | undefined =>
         side
