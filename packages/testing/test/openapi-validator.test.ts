@@ -97,7 +97,7 @@ describe('matchPathTemplate', () => {
 
 describe('expectMatchesOpenApi', () => {
   it('accepts a correct 202 and rejects one missing creditsRemaining', () => {
-    expect(() => expectMatchesOpenApi('POST', '/v1/scans', 202, JSON_TYPE, accepted(), AUTH_HEADERS)).not.toThrow();
+    expect(() => expectMatchesOpenApi('POST', '/v1/scans', 202, JSON_TYPE, accepted(), { ...AUTH_HEADERS, location: 'https://api.example/v1/scans/42' })).not.toThrow();
     const { creditsRemaining: _omit, ...wrong } = accepted();
     expect(() => expectMatchesOpenApi('post', '/v1/scans', 202, JSON_TYPE, wrong)).toThrow(/creditsRemaining/);
   });

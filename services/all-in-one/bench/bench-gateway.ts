@@ -1,0 +1,93 @@
+/**
+ * npm run bench:gateway [-- --mode embedded|infra --connections 50 --seconds 10 --runs 3]
+ *
+ * Throughput of the gateway's common authenticated reads against a bare express route in the same process, with
+ * autocannon. Starts the whole system in this process (embedded by default: PGlite and the in-process bus; infra:
+ * the real Postgres, Redis and Kafka), registers an agent, submits one `grade` scan and waits for it, then
+ * measures, each for `--seconds` with `--connections` concurrent connections, `--runs` times:
+ *   bare          GET /ping on a bare express app (the ceiling: no auth, no gRPC, no database)
+ *   subscription  GET /v1/subscriptions/me (cached key, rate limit, one billing read that also gives the balance)
+ *   scan          GET /v1/scans/{id} of a completed scan (cached key, rate limit, the scan read and, beside it, the
+ *                 balance read; what polling agents do)
+ * Reports the median requests/s and p50/p99 latency of each and the ratio to bare. The LAST line is one JSON
+ * object.
+ */
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import express from 'express';
+import { EVAL_SEED_START, generateSample } from '@cardlens/card-synth';
+import { startStack, type StackMode } from '../test/stack';
+
+const { values } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'embedded' },
+    connections: { type: 'string', default: '50' },
+    seconds: { type: 'string', default: '10' },
+    runs: { type: 'string', default: '3' },
+  },
+});
+const mode = values.mode as StackMode;
+if (mode !== 'infra' && mode !== 'embedded') throw new Error('--mode is infra or embedded');
+const positive = (name: string, raw: string | undefined) => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+  return n;
+};
+const connections = positive('connections', values.connections);
+const seconds = positive('seconds', values.seconds);
+const runs = positive('runs', values.runs);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const bare = express();
+bare.disable('x-powered-by');
+bare.get('/ping', (_req, res) => void res.json({ ok: true }));
+const bareServer = bare.listen(0, '127.0.0.1');
+await new Promise((resolve) => bareServer.once('listening', resolve));
+const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}`;
+
+const stack = await startStack(mode, { RATE_LIMIT_PER_KEY_PER_MINUTE: '100000000', RATE_LIMIT_OPEN_PER_MINUTE: '100000000' });
+try {
+  const registered = await fetch(`${stack.baseUrl}/v1/agents`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'gateway bench', contactEmail: 'bench@example.com' }) });
+  const { apiKey } = (await registered.json()) as { apiKey: string };
+  const headers = { Authorization: `Bearer ${apiKey}` };
+  const photo = await generateSample(EVAL_SEED_START + 7000);
+  const form = new FormData();
+  form.append('modules', 'grade');
+  form.append('front', new Blob([Buffer.from(photo.frontJpeg)], { type: 'image/jpeg' }), 'front.jpg');
+  form.append('back', new Blob([Buffer.from(photo.backJpeg)], { type: 'image/jpeg' }), 'back.jpg');
+  const { id } = (await (await fetch(`${stack.baseUrl}/v1/scans`, { method: 'POST', headers, body: form })).json()) as { id: number };
+  for (let status = ''; status !== 'completed'; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = ((await (await fetch(`${stack.baseUrl}/v1/scans/${id}`, { headers })).json()) as { status: string }).status;
+    if (status === 'failed') throw new Error('the bench scan failed');
+  }
+
+  const targets = {
+    bare: { url: `${bareUrl}/ping`, headers: {} },
+    subscription: { url: `${stack.baseUrl}/v1/subscriptions/me`, headers },
+    scan: { url: `${stack.baseUrl}/v1/scans/${id}`, headers },
+  } as const;
+  type Name = keyof typeof targets;
+  const results: Record<Name, Array<{ rps: number; p50: number; p99: number; errors: number }>> = { bare: [], subscription: [], scan: [] };
+  for (let r = 0; r < runs; r++) {
+    for (const name of Object.keys(targets) as Name[]) {
+      const result = await autocannon({ url: targets[name].url, headers: targets[name].headers, connections, duration: seconds });
+      const errors = result.errors + result.timeouts + result.non2xx;
+      results[name].push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors });
+      log(`run ${r + 1}/${runs} ${name}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, errors ${errors}`);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const summary = Object.fromEntries(
+    (Object.keys(results) as Name[]).map((name) => [name, { rps: Math.round(median(results[name].map((x) => x.rps))), p50Ms: median(results[name].map((x) => x.p50)), p99Ms: median(results[name].map((x) => x.p99)), errors: median(results[name].map((x) => x.errors)) }]),
+  ) as Record<Name, { rps: number; p50Ms: number; p99Ms: number; errors: number }>;
+  const ratio = (name: Name) => Number((summary[name].rps / summary.bare.rps).toFixed(3));
+  console.log(`gateway (${mode}, ${connections} connections, ${seconds} s, medians of ${runs} runs):`);
+  for (const name of Object.keys(summary) as Name[]) console.log(`  ${name.padEnd(12)} ${summary[name].rps} req/s, p50 ${summary[name].p50Ms} ms, p99 ${summary[name].p99Ms} ms${name === 'bare' ? '' : `, ${ratio(name)}x bare`}`);
+  console.log(JSON.stringify({ bench: 'gateway', mode, connections, seconds, runs, ...summary, ratios: { subscription: ratio('subscription'), scan: ratio('scan') } }));
+} finally {
+  await stack.stop();
+  bareServer.close();
+}
+process.exit(0);
