@@ -15,7 +15,8 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { EVAL_SEED_START, generateSample } from '@cardlens/card-synth';
-import { startStack, type StackMode } from '../test/stack';
+import { startStack } from '../test/stack';
+import { positiveInt, stackMode } from './options';
 
 const { values } = parseArgs({
   options: {
@@ -27,17 +28,11 @@ const { values } = parseArgs({
     target: { type: 'string', default: 'missing' },
   },
 });
-const mode = values.mode as StackMode;
-if (mode !== 'infra' && mode !== 'embedded') throw new Error('--mode is infra or embedded');
-const positive = (name: string, raw: string | undefined) => {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
-  return n;
-};
-const agents = positive('agents', values.agents);
-const requests = positive('requests', values.requests);
-const concurrency = positive('concurrency', values.concurrency);
-const runs = positive('runs', values.runs);
+const mode = stackMode(values.mode);
+const agents = positiveInt('agents', values.agents);
+const requests = positiveInt('requests', values.requests);
+const concurrency = positiveInt('concurrency', values.concurrency);
+const runs = positiveInt('runs', values.runs);
 const target = values.target;
 if (target !== 'missing' && target !== 'scan') throw new Error('--target is missing or scan');
 const photo = target === 'scan' ? await generateSample(EVAL_SEED_START + 7000) : undefined;

@@ -17,7 +17,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import express from 'express';
 import { EVAL_SEED_START, generateSample } from '@cardlens/card-synth';
-import { startStack, type StackMode } from '../test/stack';
+import { startStack } from '../test/stack';
+import { positiveInt, stackMode } from './options';
 
 const { values } = parseArgs({
   options: {
@@ -27,16 +28,10 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
   },
 });
-const mode = values.mode as StackMode;
-if (mode !== 'infra' && mode !== 'embedded') throw new Error('--mode is infra or embedded');
-const positive = (name: string, raw: string | undefined) => {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
-  return n;
-};
-const connections = positive('connections', values.connections);
-const seconds = positive('seconds', values.seconds);
-const runs = positive('runs', values.runs);
+const mode = stackMode(values.mode);
+const connections = positiveInt('connections', values.connections);
+const seconds = positiveInt('seconds', values.seconds);
+const runs = positiveInt('runs', values.runs);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const bare = express();

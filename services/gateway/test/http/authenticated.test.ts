@@ -1,12 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createLogger } from '@cardlens/telemetry';
 import { scansV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
-import { createApp } from '../../src/app';
 import type { AgentIdentity, Downstream } from '../../src/downstream';
-import { createRateLimiters } from '../../src/http/rate-limits';
+import { startTestGateway } from './test-gateway';
 
 // The balance travels with authentication: on a GET, billing's balance read starts as soon as the key is known
 // and runs beside the route's own call; a write reads it after the write. Real HTTP against a fake downstream
@@ -46,18 +42,14 @@ const downstream = {
   },
 } as unknown as Downstream;
 
-let server: Server;
+let gateway: Awaited<ReturnType<typeof startTestGateway>>;
 let origin: string;
 
 beforeAll(async () => {
-  const silent = createLogger('gateway-test', { write: () => undefined });
-  const limiters = createRateLimiters({ perKeyPerMinute: 1000, registrationAttemptsPerHour: 10, newAgentsPerDay: 10, openPerMinute: 1000 }, undefined, 'test');
-  const app = createApp({ downstream, limiters, baseUrl: 'http://gateway.test', trustProxyHops: 0, logger: silent, images: {} as never });
-  server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  gateway = await startTestGateway(downstream);
+  origin = gateway.origin;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => gateway.close());
 beforeEach(() => {
   events.length = 0;
   credits = 40;

@@ -1,13 +1,11 @@
-import type { AddressInfo } from 'node:net';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger, metricsRegistry } from '@cardlens/telemetry';
 import { scansV1 } from '@cardlens/contracts';
-import { createApp } from '../../src/app';
 import type { AgentIdentity, Downstream } from '../../src/downstream';
 import { openApiDocument } from '../../src/openapi/document';
-import { createRateLimiters } from '../../src/http/rate-limits';
+import { startTestGateway } from './test-gateway';
 
 // HTTP conventions every answer follows: IETF RateLimit headers beside X-RateLimit-Policy, compression, security
 // headers, no CORS, and no documented route that answers "no such route". Real HTTP against a fake downstream.
@@ -25,7 +23,7 @@ const downstream = {
 } as unknown as Downstream;
 
 const logLines: Array<Record<string, unknown>> = [];
-let server: Server;
+let gateway: Awaited<ReturnType<typeof startTestGateway>>;
 let origin: string;
 
 /** node:http, not fetch: fetch decodes bodies and hides Content-Encoding handling. */
@@ -42,14 +40,11 @@ function raw(path: string, headers: Record<string, string>, method = 'GET'): Pro
 }
 
 beforeAll(async () => {
-  const logs = createLogger('gateway-test', { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
-  const limiters = createRateLimiters({ perKeyPerMinute: PER_KEY, registrationAttemptsPerHour: 10, newAgentsPerDay: 10, openPerMinute: 1000 }, undefined, 'test');
-  const app = createApp({ downstream, limiters, baseUrl: 'http://gateway.test', trustProxyHops: 0, logger: logs, images: {} as never });
-  server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const logger = createLogger('gateway-test', { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
+  gateway = await startTestGateway(downstream, { perKeyPerMinute: PER_KEY, logger });
+  origin = gateway.origin;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => gateway.close());
 
 describe('HTTP conventions', () => {
   it('authenticated answers carry the IETF RateLimit headers beside X-RateLimit-Policy, and a 429 shows r=0', async () => {

@@ -1,13 +1,9 @@
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createLogger } from '@cardlens/telemetry';
 import { billingV1, timestampFromIso, type billingSandboxV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import { expectMatchesOpenApi } from '@cardlens/testing';
-import { createApp } from '../../src/app';
 import type { AgentIdentity, Downstream, GradingSubscriptionView } from '../../src/downstream';
-import { createRateLimiters } from '../../src/http/rate-limits';
+import { startTestGateway } from '../http/test-gateway';
 
 // The subscription routes and the sandbox pages over real HTTP against a fake downstream: the request each
 // sends to billing, and every JSON answer checked against the OpenAPI document.
@@ -57,18 +53,14 @@ const downstream = {
   actOnSandboxPortal: record('actOnSandboxPortal', 'http://gateway.test/sandbox/portal/bps_sandbox_1'),
 } as unknown as Downstream;
 
-let server: Server;
+let gateway: Awaited<ReturnType<typeof startTestGateway>>;
 let origin: string;
 
 beforeAll(async () => {
-  const silent = createLogger('gateway-test', { write: () => undefined });
-  const limiters = createRateLimiters({ perKeyPerMinute: 1000, registrationAttemptsPerHour: 10, newAgentsPerDay: 10, openPerMinute: 1000 }, undefined, 'test');
-  const app = createApp({ downstream, limiters, baseUrl: 'http://gateway.test', trustProxyHops: 0, logger: silent, images: {} as never });
-  server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  gateway = await startTestGateway(downstream);
+  origin = gateway.origin;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => gateway.close());
 beforeEach(() => {
   calls.length = 0;
   identity = agent('owner@example.com');
