@@ -8,6 +8,9 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import path from 'node:path';
 import process from 'node:process';
 
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  process.stderr.write(`warning: Node ${process.versions.node}; CardLens targets Node 24 LTS (see the README's quick start)\n`);
+}
 const run = (cmd) => execSync(cmd, { stdio: 'inherit', env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? '/bin/false' } });
 const stamp = 'node_modules/.package-lock.json';
 if (!existsSync(stamp) || statSync('package-lock.json').mtimeMs > statSync(stamp).mtimeMs) {
