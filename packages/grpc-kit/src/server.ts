@@ -61,8 +61,11 @@ type Handler = (this: unknown, ...args: unknown[]) => unknown;
 /** Every unary call this process serves, by service, method and gRPC status. */
 const serverHandlingSeconds = histogram('cardlens_grpc_server_handling_seconds', 'Served gRPC unary calls: duration by service, method and status code.', ['service', 'method', 'code']);
 
-/** Runs every handler with the server's logger in reach of unaryHandler (methods may live on a prototype). */
-function withLogger(
+/**
+ * Wraps every handler: it runs with the server's logger in reach of unaryHandler (methods may live on a
+ * prototype), and unary calls are timed into cardlens_grpc_server_handling_seconds with their status code.
+ */
+function instrumentHandlers(
   definition: grpc.ServiceDefinition,
   implementation: grpc.UntypedServiceImplementation,
   logger: Logger,
@@ -105,7 +108,7 @@ export async function startGrpcServer({ port, host = '127.0.0.1', services, logg
   });
   const names = services.map((s) => serviceName(s.definition));
   for (const { definition, implementation } of services) {
-    server.addService(definition, withLogger(definition, implementation, logger));
+    server.addService(definition, instrumentHandlers(definition, implementation, logger));
   }
   const health = new HealthImplementation(Object.fromEntries(['', ...names].map((name) => [name, 'SERVING' as const])));
   health.addToServer(server);

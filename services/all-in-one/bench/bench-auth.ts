@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { EVAL_SEED_START, generateSample } from '@cardlens/card-synth';
 import { startStack } from '../test/stack';
-import { positiveInt, stackMode } from './options';
+import { completedGradeScan, positiveInt, stackMode } from './support';
 
 const { values } = parseArgs({
   options: {
@@ -36,24 +36,6 @@ const runs = positiveInt('runs', values.runs);
 const target = values.target;
 if (target !== 'missing' && target !== 'scan') throw new Error('--target is missing or scan');
 const photo = target === 'scan' ? await generateSample(EVAL_SEED_START + 7000) : undefined;
-
-/** One `grade` scan for the key, polled until it completes: the bench then reads it. */
-async function completedScan(baseUrl: string, apiKey: string): Promise<number> {
-  const form = new FormData();
-  form.append('modules', 'grade');
-  form.append('front', new Blob([Buffer.from(photo!.frontJpeg)], { type: 'image/jpeg' }), 'front.jpg');
-  form.append('back', new Blob([Buffer.from(photo!.backJpeg)], { type: 'image/jpeg' }), 'back.jpg');
-  const headers = { Authorization: `Bearer ${apiKey}` };
-  const accepted = await fetch(`${baseUrl}/v1/scans`, { method: 'POST', headers, body: form });
-  if (accepted.status !== 202) throw new Error(`POST /v1/scans answered ${accepted.status}`);
-  const { id } = (await accepted.json()) as { id: number };
-  for (;;) {
-    const { status } = (await (await fetch(`${baseUrl}/v1/scans/${id}`, { headers })).json()) as { status: string };
-    if (status === 'completed') return id;
-    if (status === 'failed') throw new Error(`scan ${id} failed`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 interface RunResult { throughput: number; p50: number; p99: number; errorShare: number }
 
@@ -75,7 +57,7 @@ async function run(cacheTtlMs: number): Promise<RunResult> {
       keys.push(((await r.json()) as { apiKey: string }).apiKey);
     }
     const paths = target === 'scan'
-      ? await Promise.all(keys.map(async (key) => `/v1/scans/${await completedScan(stack.baseUrl, key)}`))
+      ? await Promise.all(keys.map(async (key) => `/v1/scans/${await completedGradeScan(stack.baseUrl, key, photo!)}`))
       : keys.map(() => '/v1/scans/999999999');
     const expected = target === 'scan' ? 200 : 404;
     const latencies: number[] = [];

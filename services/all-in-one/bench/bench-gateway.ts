@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 import express from 'express';
 import { EVAL_SEED_START, generateSample } from '@cardlens/card-synth';
 import { startStack } from '../test/stack';
-import { positiveInt, stackMode } from './options';
+import { completedGradeScan, positiveInt, stackMode } from './support';
 
 const { values } = parseArgs({
   options: {
@@ -46,17 +46,7 @@ try {
   const registered = await fetch(`${stack.baseUrl}/v1/agents`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'gateway bench', contactEmail: 'bench@example.com' }) });
   const { apiKey } = (await registered.json()) as { apiKey: string };
   const headers = { Authorization: `Bearer ${apiKey}` };
-  const photo = await generateSample(EVAL_SEED_START + 7000);
-  const form = new FormData();
-  form.append('modules', 'grade');
-  form.append('front', new Blob([Buffer.from(photo.frontJpeg)], { type: 'image/jpeg' }), 'front.jpg');
-  form.append('back', new Blob([Buffer.from(photo.backJpeg)], { type: 'image/jpeg' }), 'back.jpg');
-  const { id } = (await (await fetch(`${stack.baseUrl}/v1/scans`, { method: 'POST', headers, body: form })).json()) as { id: number };
-  for (let status = ''; status !== 'completed'; ) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    status = ((await (await fetch(`${stack.baseUrl}/v1/scans/${id}`, { headers })).json()) as { status: string }).status;
-    if (status === 'failed') throw new Error('the bench scan failed');
-  }
+  const id = await completedGradeScan(stack.baseUrl, apiKey, await generateSample(EVAL_SEED_START + 7000));
 
   const targets = {
     bare: { url: `${bareUrl}/ping`, headers: {} },

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { scansV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import type { AgentIdentity, Downstream } from '../../src/downstream';
-import { startTestGateway } from './test-gateway';
+import { useTestGateway } from './test-gateway';
 
 // The balance travels with authentication: on a GET, billing's balance read starts as soon as the key is known
 // and runs beside the route's own call; a write reads it after the write. Real HTTP against a fake downstream
@@ -42,14 +42,7 @@ const downstream = {
   },
 } as unknown as Downstream;
 
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
-let origin: string;
-
-beforeAll(async () => {
-  gateway = await startTestGateway(downstream);
-  origin = gateway.origin;
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway(downstream);
 beforeEach(() => {
   events.length = 0;
   credits = 40;
@@ -59,7 +52,7 @@ beforeEach(() => {
 
 describe('the balance with authentication', () => {
   it('a GET reads the balance beside the route call, once, and reports it', async () => {
-    const response = await fetch(`${origin}/v1/scans/12`, { headers: KEY });
+    const response = await fetch(`${gateway.origin}/v1/scans/12`, { headers: KEY });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-credits-remaining')).toBe('40');
     expect(events.filter((e) => e === 'balance:start')).toHaveLength(1);
@@ -68,23 +61,23 @@ describe('the balance with authentication', () => {
 
   it('a GET whose route fails answers its own problem, and the unused balance read changes nothing', async () => {
     balanceFails = true;
-    const response = await fetch(`${origin}/v1/scans/404`, { headers: KEY });
+    const response = await fetch(`${gateway.origin}/v1/scans/404`, { headers: KEY });
     expect(response.status).toBe(404);
     expect(((await response.json()) as { code: string }).code).toBe('not_found');
     // The process is still healthy: the next read works.
     balanceFails = false;
-    expect((await fetch(`${origin}/v1/scans/12`, { headers: KEY })).status).toBe(200);
+    expect((await fetch(`${gateway.origin}/v1/scans/12`, { headers: KEY })).status).toBe(200);
   });
 
   it('a GET whose balance read fails is a 5xx problem, not a success without the header', async () => {
     balanceFails = true;
-    const response = await fetch(`${origin}/v1/scans/12`, { headers: KEY });
+    const response = await fetch(`${gateway.origin}/v1/scans/12`, { headers: KEY });
     expect(response.status).toBeGreaterThanOrEqual(500);
     expect(response.headers.get('content-type')).toContain('application/problem+json');
   });
 
   it('a write reports the balance read after the write', async () => {
-    const response = await fetch(`${origin}/v1/subscriptions/portal`, { method: 'POST', headers: KEY });
+    const response = await fetch(`${gateway.origin}/v1/subscriptions/portal`, { method: 'POST', headers: KEY });
     expect(response.status).toBe(200);
     expect(events).toEqual(['portal', 'balance:start']);
     expect(response.headers.get('x-credits-remaining')).toBe('39');

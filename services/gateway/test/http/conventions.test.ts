@@ -1,11 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createLogger, metricsRegistry } from '@cardlens/telemetry';
 import { scansV1 } from '@cardlens/contracts';
 import type { AgentIdentity, Downstream } from '../../src/downstream';
 import { openApiDocument } from '../../src/openapi/document';
-import { startTestGateway } from './test-gateway';
+import { useTestGateway } from './test-gateway';
 
 // HTTP conventions every answer follows: IETF RateLimit headers beside X-RateLimit-Policy, compression, security
 // headers, no CORS, and no documented route that answers "no such route". Real HTTP against a fake downstream.
@@ -23,13 +23,15 @@ const downstream = {
 } as unknown as Downstream;
 
 const logLines: Array<Record<string, unknown>> = [];
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
-let origin: string;
+const gateway = useTestGateway(downstream, {
+  perKeyPerMinute: PER_KEY,
+  logger: createLogger('gateway-test', { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) }),
+});
 
 /** node:http, not fetch: fetch decodes bodies and hides Content-Encoding handling. */
 function raw(path: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${origin}${path}`, { method, headers }, (res) => {
+    const req = httpRequest(`${gateway.origin}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -39,18 +41,12 @@ function raw(path: string, headers: Record<string, string>, method = 'GET'): Pro
   });
 }
 
-beforeAll(async () => {
-  const logger = createLogger('gateway-test', { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
-  gateway = await startTestGateway(downstream, { perKeyPerMinute: PER_KEY, logger });
-  origin = gateway.origin;
-});
-afterAll(() => gateway.close());
 
 describe('HTTP conventions', () => {
   it('authenticated answers carry the IETF RateLimit headers beside X-RateLimit-Policy, and a 429 shows r=0', async () => {
     const seen: Array<{ status: number; policy: string | null; limit: string | null; legacy: string | null }> = [];
     for (let i = 0; i < PER_KEY + 1; i++) {
-      const r = await fetch(`${origin}/v1/scans/${i + 1}`, { headers: KEY });
+      const r = await fetch(`${gateway.origin}/v1/scans/${i + 1}`, { headers: KEY });
       seen.push({ status: r.status, policy: r.headers.get('ratelimit-policy'), limit: r.headers.get('ratelimit'), legacy: r.headers.get('x-ratelimit-policy') });
     }
     expect(seen.map((s) => s.status)).toEqual([200, 200, 200, 429]);
@@ -86,11 +82,11 @@ describe('HTTP conventions', () => {
 
   it('names every request: X-Request-Id, the problem\'s requestId, and one access-log line without secrets', async () => {
     logLines.length = 0;
-    const missing = await fetch(`${origin}/nowhere?api_key=clk_secret`, {});
+    const missing = await fetch(`${gateway.origin}/nowhere?api_key=clk_secret`, {});
     const id = missing.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f]{32}$/);
     expect(((await missing.json()) as { requestId: string }).requestId).toBe(id);
-    const found = await fetch(`${origin}/v1/agents/me?x=1`, { headers: { Authorization: 'Bearer clk_do_not_log' } });
+    const found = await fetch(`${gateway.origin}/v1/agents/me?x=1`, { headers: { Authorization: 'Bearer clk_do_not_log' } });
     const otherId = found.headers.get('x-request-id');
     expect(otherId).not.toBe(id);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -107,8 +103,8 @@ describe('HTTP conventions', () => {
   });
 
   it('times requests by route template, not by concrete path', async () => {
-    await fetch(`${origin}/v1/scans/77`, { headers: { 'X-Api-Key': 'clk_metrics' } });
-    await fetch(`${origin}/no/such/route`);
+    await fetch(`${gateway.origin}/v1/scans/77`, { headers: { 'X-Api-Key': 'clk_metrics' } });
+    await fetch(`${gateway.origin}/no/such/route`);
     const text = await metricsRegistry.metrics();
     expect(text).toMatch(/cardlens_http_request_duration_seconds_count\{method="GET",route="\/v1\/scans\/:id",status="200"\} [1-9]/);
     expect(text).toMatch(/cardlens_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} [1-9]/);

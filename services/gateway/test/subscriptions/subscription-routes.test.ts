@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { billingV1, timestampFromIso, type billingSandboxV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import { expectMatchesOpenApi } from '@cardlens/testing';
 import type { AgentIdentity, Downstream, GradingSubscriptionView } from '../../src/downstream';
-import { startTestGateway } from '../http/test-gateway';
+import { useTestGateway } from '../http/test-gateway';
 
 // The subscription routes and the sandbox pages over real HTTP against a fake downstream: the request each
 // sends to billing, and every JSON answer checked against the OpenAPI document.
@@ -53,14 +53,7 @@ const downstream = {
   actOnSandboxPortal: record('actOnSandboxPortal', 'http://gateway.test/sandbox/portal/bps_sandbox_1'),
 } as unknown as Downstream;
 
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
-let origin: string;
-
-beforeAll(async () => {
-  gateway = await startTestGateway(downstream);
-  origin = gateway.origin;
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway(downstream);
 beforeEach(() => {
   calls.length = 0;
   identity = agent('owner@example.com');
@@ -81,7 +74,7 @@ async function call(method: string, path: string, init: { json?: unknown; raw?: 
   } else if (init.form) {
     body = new URLSearchParams(init.form);
   }
-  const response = await fetch(origin + path, { method, headers, redirect: 'manual', ...(body !== undefined ? { body } : {}) });
+  const response = await fetch(gateway.origin + path, { method, headers, redirect: 'manual', ...(body !== undefined ? { body } : {}) });
   const type = (response.headers.get('content-type') ?? '').split(';')[0]!;
   const text = await response.text();
   const parsed: unknown = type.includes('json') ? JSON.parse(text) : text;
