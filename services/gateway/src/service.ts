@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { Redis } from 'ioredis';
+import { PROBLEM_CONTENT_TYPE, problemFor } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import { createApp } from './app';
 import type { GatewayConfig } from './config';
@@ -12,11 +13,18 @@ export interface GatewayListener {
   server: Server;
   port: number;
   baseUrl: string;
+  /** Replaces the "starting" answer with the app: from now on every request goes to it. */
+  attach(app: RequestListener): void;
 }
 
+/** Seconds a client is asked to wait while the gateway is still starting (a first embedded start loads the catalog). */
+const STARTING_RETRY_AFTER_S = 5;
+
 /**
- * Binds the HTTP port (requests wait until startGateway attaches the app). The embedded mode listens first so
- * billing, started before the gateway, knows the public base URL its checkout links point to.
+ * Binds the HTTP port. The embedded mode listens first so billing, started before the gateway, knows the public
+ * base URL its checkout links point to. Until `attach`, every request is answered at once with 503
+ * service_unavailable and Retry-After, and its connection closed: a request left unanswered during a long first
+ * start would hang its client and hold the connection open, which stalls a graceful shutdown.
  */
 export async function listenGateway(
   config: Pick<GatewayConfig, 'GATEWAY_PORT' | 'GATEWAY_HOST' | 'PUBLIC_BASE_URL' | 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_REQUEST_TIMEOUT_MS' | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'>,
@@ -32,7 +40,21 @@ export async function listenGateway(
   const port = typeof address === 'object' && address ? address.port : config.GATEWAY_PORT;
   const host = config.GATEWAY_HOST.includes(':') ? `[${config.GATEWAY_HOST}]` : config.GATEWAY_HOST;
   baseUrl = (config.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, '');
-  return { server, port, baseUrl };
+  const whileStarting = (_req: IncomingMessage, res: ServerResponse): void => {
+    const body = JSON.stringify(problemFor(baseUrl, 'service_unavailable', `The service is starting. Retry in ${STARTING_RETRY_AFTER_S} s.`));
+    res.writeHead(503, { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(STARTING_RETRY_AFTER_S), Connection: 'close' });
+    res.end(body);
+  };
+  server.on('request', whileStarting);
+  return {
+    server,
+    port,
+    baseUrl,
+    attach: (app) => {
+      server.off('request', whileStarting);
+      server.on('request', app);
+    },
+  };
 }
 
 export interface RunningGateway {
@@ -68,7 +90,8 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
   });
 
   // The base URL is only known after listen() when the port is 0 (tests, embedded mode).
-  const { server, port, baseUrl } = options.listener ?? (await listenGateway(config));
+  const listener = options.listener ?? (await listenGateway(config));
+  const { server, port, baseUrl } = listener;
 
   const app = createApp({
     downstream,
@@ -78,7 +101,7 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
     logger,
     images: { fetchTimeoutMs: config.IMAGE_FETCH_TIMEOUT_MS, allowLoopback: config.IMAGE_FETCH_ALLOW_LOOPBACK },
   });
-  server.on('request', app);
+  listener.attach(app);
   logger.info({ baseUrl }, 'gateway listening');
 
   return {
