@@ -5,7 +5,13 @@ import type { Logger } from '@cardlens/telemetry';
 import type { AnalyzeOptions } from '@cardlens/vision';
 import type { AnalysisSummary, EngineReply, EngineRequest } from './engine-protocol';
 
-const ENGINE_ENTRY = fileURLToPath(new URL('./engine-process.ts', import.meta.url));
+/** Defined (true) by the image build (tools/images/stage.mjs), where this module is part of dist/main.mjs. */
+declare const CARDLENS_COMPILED: boolean | undefined;
+const COMPILED = typeof CARDLENS_COMPILED !== 'undefined' && CARDLENS_COMPILED;
+// From source, tsx runs the TypeScript entry, as it runs the service itself; an image runs its compiled twin,
+// dist/engine-process.mjs (this module's URL there is its repository path under the image root).
+const ENGINE_ENTRY = fileURLToPath(new URL(COMPILED ? '../../../dist/engine-process.mjs' : './engine-process.ts', import.meta.url));
+const ENGINE_LOADER = COMPILED ? [] : ['--import', 'tsx'];
 
 export interface EngineProcessesOptions {
   /** Engine processes, i.e. analyses at once. */
@@ -36,8 +42,8 @@ class EngineProcess {
 
   constructor(options: EngineProcessesOptions, onExit: (process: EngineProcess) => void) {
     this.child = fork(ENGINE_ENTRY, [], {
-      // tsx runs the TypeScript entry, as it runs the service itself; the heap limit is the memory budget.
-      execArgv: ['--import', 'tsx', `--max-old-space-size=${options.maxHeapMb}`],
+      // The heap limit is the memory budget.
+      execArgv: [...ENGINE_LOADER, `--max-old-space-size=${options.maxHeapMb}`],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, LOG_LEVEL: options.logger.level },

@@ -1,0 +1,244 @@
+// Stages each service's image contents: compiled JavaScript plus only the production files it loads.
+//
+//   node tools/images/stage.mjs [--out DIR] [service...]      (npm run images:stage -- ...)
+//
+// For every service, DIR/<service>/ gets:
+//   dist/*.mjs      the service's entry points bundled by esbuild: our TypeScript (the service and the
+//                   @cardlens/* packages, generated ts-proto and Prisma code) is compiled and inlined; every npm
+//                   package stays an import of node_modules, so OpenTelemetry still patches them by name and
+//                   their .wasm/.node assets load from their own folders.
+//   node_modules/   exactly the files those imports reach, found by @vercel/nft's trace (production code only:
+//                   no dev dependency is imported by a service, so none can be reached).
+//   services/<s>/…, packages/…   the data files the code opens at run time (migrations, the OpenAPI document,
+//                   the vision models), at their repository paths.
+//   package.json    {"type": "module"}.
+//
+// Our modules locate files relative to themselves (`new URL('../openapi/openapi.yaml', import.meta.url)`). In a
+// bundle every module shares the bundle's URL, so each module's `import.meta.url` is rewritten to the URL its
+// source file would have under the image root (DIR/<service>/<repository path>), and the data files are copied to
+// those paths: the same relative lookups work unchanged, from source and compiled.
+//
+// The last line is JSON: per service, the bytes of dist, node_modules and data files, and the total.
+import { build } from 'esbuild';
+import { nodeFileTrace } from '@vercel/nft';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * Packages the engine loads by computed paths the tracer cannot follow, copied whole: the tfjs WebAssembly
+ * binaries (found with require.resolve), tesseract.js's worker script and its WebAssembly core (picked at run
+ * time by CPU features), and the English OCR data.
+ */
+const VISION_RUNTIME_PACKAGES = ['@tensorflow/tfjs-backend-wasm', 'tesseract.js', 'tesseract.js-core', '@tesseract.js-data/eng'];
+
+/** Packages that read their own files by computed paths, copied whole wherever the trace reaches them. */
+const WHOLE_WHEN_TRACED = ['@prisma/schema-engine-wasm'];
+
+/** Each image: its entry points (dist/<name>.mjs) and the data files it opens at run time. */
+const IMAGES = {
+  accounts: { entries: { main: 'services/accounts/src/main.ts' }, data: ['services/accounts/prisma'] },
+  billing: { entries: { main: 'services/billing/src/main.ts' }, data: ['services/billing/prisma'] },
+  gateway: { entries: { main: 'services/gateway/src/main.ts' }, data: ['services/gateway/openapi'] },
+  grading: { entries: { main: 'services/grading/src/main.ts' }, data: ['services/grading/prisma'] },
+  // The engine runs in child processes (engine-processes.ts forks dist/engine-process.mjs).
+  inference: {
+    entries: { main: 'services/inference/src/main.ts', 'engine-process': 'services/inference/src/engine-process.ts' },
+    data: ['packages/vision/models'],
+    packages: VISION_RUNTIME_PACKAGES,
+  },
+  // The same image runs the scans API (main) and the scan workers (worker).
+  scans: { entries: { main: 'services/scans/src/main.ts', worker: 'services/scans/src/worker.ts' }, data: ['services/scans/prisma'] },
+  valuation: { entries: { main: 'services/valuation/src/main.ts' }, data: ['services/valuation/prisma'] },
+  // The migration Job: every service's schema and migrations, and the WebAssembly schema engine.
+  migrate: {
+    entries: { migrate: 'packages/db/src/cli.ts' },
+    data: ['services/accounts/prisma', 'services/billing/prisma', 'services/grading/prisma', 'services/scans/prisma', 'services/valuation/prisma'],
+  },
+};
+
+/** Every image also gets the telemetry preload (`node --import ./dist/register.mjs dist/main.mjs`), except migrate. */
+const REGISTER_ENTRY = 'packages/telemetry/src/register.mjs';
+/** Files loaded by specifier strings the tracer cannot see (the loader hook is registered by name). */
+const EXTRA_TRACED = { register: ['import-in-the-middle/hook.mjs'] };
+
+const posix = (p) => p.split(path.sep).join('/');
+/** package-lock.json's entries by path ("node_modules/pino", "services/gateway/node_modules/lru-cache"). */
+const LOCK_PACKAGES = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')).packages;
+
+/**
+ * esbuild plugin: our own modules (outside node_modules) get `import.meta.url` replaced by the URL their source
+ * would have under the image root, and a `CARDLENS_COMPILED` marker the code can test (`typeof` guarded).
+ */
+const moduleUrlPlugin = {
+  name: 'cardlens-module-url',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /\.(ts|mts|mjs|js)$/ }, (args) => {
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes('import.meta.url')) return undefined;
+      const relative = posix(path.relative(ROOT, args.path));
+      return {
+        contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(`../${relative}`)}, import.meta.url).href`),
+        loader: args.path.endsWith('.ts') || args.path.endsWith('.mts') ? 'ts' : 'js',
+        resolveDir: path.dirname(args.path),
+      };
+    });
+  },
+};
+
+/** The folder of the package a resolved file belongs to (the last `node_modules/<name>` or `<@scope>/<name>`). */
+function packageDirOf(file) {
+  const parts = file.split(path.sep);
+  const at = parts.lastIndexOf('node_modules');
+  if (at < 0) return undefined;
+  return parts.slice(0, at + (parts[at + 1]?.startsWith('@') ? 3 : 2)).join(path.sep);
+}
+
+/**
+ * esbuild plugin: npm packages stay imports; our workspaces (@cardlens/*, symlinked into node_modules) are inlined.
+ * An import stays bare when it resolves to the same package from the image root; where a workspace has its own
+ * version (services/gateway/node_modules/lru-cache while the root has another), it becomes a relative import
+ * of that file, which the image carries at the same repository path.
+ */
+const externalPackagesPlugin = {
+  name: 'cardlens-external-packages',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData?.inner || args.path.startsWith('@cardlens/') || args.path.startsWith('node:')) return undefined;
+      const from = await pluginBuild.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: { inner: true } });
+      if (from.errors.length > 0 || !from.path || from.external) return { path: args.path, external: true };
+      const fromRoot = await pluginBuild.resolve(args.path, { kind: args.kind, resolveDir: ROOT, pluginData: { inner: true } });
+      if (fromRoot.errors.length === 0 && packageDirOf(fromRoot.path) === packageDirOf(from.path)) return { path: args.path, external: true };
+      return { path: `../${posix(path.relative(ROOT, from.path))}`, external: true };
+    });
+  },
+};
+
+function sizeOf(target) {
+  if (!existsSync(target)) return { bytes: 0, files: 0 };
+  const stat = statSync(target);
+  if (!stat.isDirectory()) return { bytes: stat.size, files: 1 };
+  let bytes = 0;
+  let files = 0;
+  for (const entry of readdirSync(target)) {
+    const inner = sizeOf(path.join(target, entry));
+    bytes += inner.bytes;
+    files += inner.files;
+  }
+  return { bytes, files };
+}
+
+/**
+ * Where a service's bundles are built and traced (one service at a time): a folder directly under the repository
+ * root, like dist/ in the image, so `../<repository path>` imports and bare imports resolve as they will there.
+ */
+const BUILD_DIST = path.join(ROOT, '.image-build');
+
+/** Node's lookup of a package folder from a directory upwards (no exports map involved: the whole folder is wanted). */
+function packageDirFrom(name, fromDir) {
+  for (let dir = fromDir; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', name);
+    if (existsSync(path.join(candidate, 'package.json'))) return candidate;
+    if (dir === path.dirname(dir)) throw new Error(`package ${name} not found from ${fromDir}`);
+  }
+}
+
+async function stage(name, outRoot) {
+  const image = IMAGES[name];
+  const out = path.join(outRoot, name);
+  const buildDist = BUILD_DIST;
+  rmSync(out, { recursive: true, force: true });
+  rmSync(buildDist, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+
+  const entryPoints = { ...image.entries, ...(name === 'migrate' ? {} : { register: REGISTER_ENTRY }) };
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: Object.fromEntries(Object.entries(entryPoints).map(([k, v]) => [k, path.join(ROOT, v)])),
+    outdir: buildDist,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    sourcemap: 'linked',
+    legalComments: 'linked',
+    chunkNames: 'chunk-[hash]', // beside the entries: every module's URL is rewritten relative to dist/
+    tsconfig: path.join(ROOT, 'tsconfig.base.json'),
+    define: { CARDLENS_COMPILED: 'true' },
+    plugins: [externalPackagesPlugin, moduleUrlPlugin],
+    logLevel: 'warning',
+    metafile: true,
+  });
+
+  // The bundles' imports of node_modules, followed by the tracer to every file they load.
+  const bundles = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.mjs')).map((f) => path.resolve(ROOT, f));
+  const extras = Object.entries(EXTRA_TRACED).flatMap(([entry, specifiers]) => (entryPoints[entry] ? specifiers : []));
+  const extraFiles = extras.map((specifier) => fileURLToPath(import.meta.resolve(specifier, `file://${ROOT}/packages/telemetry/src/x.mjs`)));
+  // Only npm packages are followed: a rewritten module URL names a source folder (services/<s>/src, whose
+  // service folder the code resolves for its migrations), which the tracer would otherwise read whole, tests
+  // included.
+  const buildDir = posix(path.relative(ROOT, BUILD_DIST));
+  const trace = await nodeFileTrace([...bundles, ...extraFiles], {
+    base: ROOT,
+    processCwd: ROOT,
+    ignore: (file) => !file.split('/').includes('node_modules') && !file.startsWith(`${buildDir}/`),
+  });
+  // Production code only: a file of a package the lockfile marks dev-only means a service imports a dev
+  // dependency (it would be missing from `npm ci --omit=dev` too), so staging stops.
+  const devOnly = new Set();
+  for (const file of trace.fileList) {
+    const dir = packageDirOf(file.split('/').join(path.sep));
+    if (dir && LOCK_PACKAGES[posix(dir)]?.dev) devOnly.add(posix(dir));
+  }
+  if (devOnly.size > 0) throw new Error(`${name}: the bundles load dev-only packages: ${[...devOnly].join(', ')}`);
+  let traced = 0;
+  for (const file of trace.fileList) {
+    // Our own sources are in the bundle and data files are copied below: only npm packages are taken (a
+    // workspace's own versions too, at their paths: services/<s>/node_modules/...).
+    if (!file.split('/').includes('node_modules')) continue;
+    const from = path.join(ROOT, file);
+    if (!statSync(from).isFile()) continue;
+    const to = path.join(out, file);
+    mkdirSync(path.dirname(to), { recursive: true });
+    cpSync(from, to, { dereference: true });
+    traced += 1;
+  }
+  cpSync(buildDist, path.join(out, 'dist'), { recursive: true });
+  const tracedWhole = WHOLE_WHEN_TRACED.filter((name) => [...trace.fileList].some((file) => file.startsWith(`node_modules/${name}/`)));
+  for (const name of [...(image.packages ?? []), ...tracedWhole]) {
+    // Found as Node finds it from the vision package (the engine's importer), copied to the same repository path.
+    const dir = packageDirFrom(name, path.join(ROOT, 'packages/vision/src'));
+    cpSync(dir, path.join(out, path.relative(ROOT, dir)), { recursive: true, dereference: true });
+  }
+  for (const dir of image.data) cpSync(path.join(ROOT, dir), path.join(out, dir), { recursive: true, dereference: true });
+  writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ name: `cardlens-${name}`, private: true, type: 'module' }, null, 2)}\n`);
+
+  const dist = sizeOf(path.join(out, 'dist'));
+  const data = image.data.reduce((sum, dir) => sum + sizeOf(path.join(out, dir)).bytes, 0);
+  const total = sizeOf(out).bytes;
+  // node_modules wherever they sit (the root's and a workspace's own versions).
+  return { service: name, distBytes: dist.bytes, nodeModulesBytes: total - dist.bytes - data, nodeModulesFiles: traced, dataBytes: data, totalBytes: total };
+}
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { out: { type: 'string' } } });
+const outRoot = path.resolve(values.out ?? path.join(tmpdir(), 'cardlens-images'));
+const names = positionals.length > 0 ? positionals : Object.keys(IMAGES);
+for (const name of names) if (!IMAGES[name]) throw new Error(`unknown image ${name}; images are ${Object.keys(IMAGES).join(', ')}`);
+
+const mb = (bytes) => (bytes / 1e6).toFixed(1);
+const rows = [];
+for (const name of names) {
+  const started = Date.now();
+  const row = await stage(name, outRoot);
+  rows.push(row);
+  process.stdout.write(`${name.padEnd(10)} dist ${mb(row.distBytes).padStart(6)} MB  node_modules ${mb(row.nodeModulesBytes).padStart(6)} MB (${row.nodeModulesFiles} files)  data ${mb(row.dataBytes).padStart(5)} MB  total ${mb(row.totalBytes).padStart(6)} MB  (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+}
+process.stdout.write(`staged in ${outRoot}\n`);
+process.stdout.write(`${JSON.stringify({ outDir: outRoot, images: rows })}\n`);
