@@ -20,9 +20,13 @@ export const PHOTO_SUPPORT_LIMITS = {
   centeringMinPxPerMm: 5,
   /**
    * Centering confidence (the weakest border's frame and outline fits) below which the frame may not have been
-   * found: such a reading is only used while it costs nothing (worse axis within 60/40, still a 9 or better).
+   * found; the reason given says so.
    */
   centeringMinConfidence: 0.5,
+  /**
+   * A reading worse than this on either axis (60/40: below a 9) is used only when its four lines form a frame;
+   * within it, it costs nothing and is always used.
+   */
   centeringUnconfirmedMaxShare: 60,
   /** Difference (mm) between the two axes' border totals beyond which four found lines are not one frame. */
   centeringFrameMismatchMm: 1.5,
@@ -91,15 +95,15 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
   const c = input.centering;
   if (pxPerMm < L.centeringMinPxPerMm) {
     notAssessed.centering = `the card spans ${round1(pxPerMm)} pixels per mm in the photo; ${L.centeringMinPxPerMm} are needed to measure its borders`;
-  } else if (c.confidence < L.centeringMinConfidence && worseAxisShare(c) > L.centeringUnconfirmedMaxShare) {
-    // A weakly fitted frame is still believed when its four lines make a frame (a shifted print keeps both axes'
-    // border totals alike); when they do not, one of them is a line of the design, not the frame.
+  } else if (worseAxisShare(c) > L.centeringUnconfirmedMaxShare) {
+    // A reading that would cost grade is believed when its four lines make a frame (a shifted print keeps both
+    // axes' border totals alike); when they do not, one of them is a line of the design, not the frame.
     const lr = c.leftMm + c.rightMm;
     const tb = c.topMm + c.bottomMm;
     if (Math.abs(lr - tb) > L.centeringFrameMismatchMm) {
       const weakest = (Object.values(c.borders) as CenteringResult['borders'][keyof CenteringResult['borders']][]).reduce((a, b) => (b.confidence < a.confidence ? b : a));
       notAssessed.centering =
-        `the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)}), and the lines ` +
+        (c.confidence < L.centeringMinConfidence ? `the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)}), and the lines ` : 'the lines ') +
         `found do not form a frame (left + right ${round1(lr)} mm, top + bottom ${round1(tb)} mm)`;
     }
   }
