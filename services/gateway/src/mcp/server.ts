@@ -15,10 +15,34 @@ export const MCP_INSTRUCTIONS = [
   'Payments: never ask for, collect or handle payment-card details. Hand checkoutUrl (or portalUrl) to the human account owner, who pays on the hosted page.',
 ].join('\n');
 
+/**
+ * Rewrites zod's JSON Schema into the spelling most tool-calling clients accept: a nullable field as
+ * `anyOf: [{type: X}, {type: 'null'}]` instead of a `type` array, and an open object's `additionalProperties: {}`
+ * as `true`. Same contract; clients that map schemas onto a single-`type` dialect (Gemini's function
+ * declarations, for one) would otherwise reject the tool or drop the constraint (the MCP Inspector's
+ * portability check).
+ */
+export function portableSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(portableSchema);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    const isEmptySchema = key === 'additionalProperties' && value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
+    out[key] = isEmptySchema ? true : portableSchema(value);
+  }
+  const type = out.type;
+  if (Array.isArray(type) && type.includes('null') && type.length === 2) {
+    const { type: _type, enum: values, description, title, default: fallback, ...constraints } = out;
+    const other = { type: type.find((t) => t !== 'null'), ...constraints, ...(Array.isArray(values) ? { enum: values.filter((v) => v !== null) } : {}) };
+    return { ...(description === undefined ? {} : { description }), ...(title === undefined ? {} : { title }), ...(fallback === undefined ? {} : { default: fallback }), anyOf: [other, { type: 'null' }] };
+  }
+  return out;
+}
+
 /** JSON Schema (draft-07, which MCP clients validate with) of a tool's input or output. */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest as Tool['inputSchema'];
+  return portableSchema(rest) as Tool['inputSchema'];
 }
 
 /** The REST API's RFC 9457 problem record: a tool error's structuredContent. */
