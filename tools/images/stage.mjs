@@ -7,8 +7,8 @@
 //                   @cardlens/* packages, generated ts-proto and Prisma code) is compiled and inlined; every npm
 //                   package stays an import of node_modules, so OpenTelemetry still patches them by name and
 //                   their .wasm/.node assets load from their own folders.
-//   node_modules/   exactly the files those imports reach, found by @vercel/nft's trace (production code only:
-//                   no dev dependency is imported by a service, so none can be reached).
+//   node_modules/   exactly the files those imports reach, found by @vercel/nft's trace; staging fails if one
+//                   belongs to a package the lockfile marks dev-only.
 //   services/<s>/…, packages/…   the data files the code opens at run time (migrations, the OpenAPI document,
 //                   the vision models), at their repository paths.
 //   package.json    {"type": "module"}.
@@ -18,7 +18,10 @@
 // source file would have under the image root (DIR/<service>/<repository path>), and the data files are copied to
 // those paths: the same relative lookups work unchanged, from source and compiled.
 //
-// The last line is JSON: per service, the bytes of dist, node_modules and data files, and the total.
+// The images are accounts, billing, gateway, grading, inference, scans, valuation and migrate (the migration Job).
+// Bundles are built and traced in <repository>/.image-build (git-ignored), one image at a time, so two stagings
+// must not run at once. The last line is JSON: per image, the bytes of dist, node_modules and data files, and the
+// total.
 import { build } from 'esbuild';
 import { nodeFileTrace } from '@vercel/nft';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -72,7 +75,8 @@ const LOCK_PACKAGES = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json
 
 /**
  * esbuild plugin: our own modules (outside node_modules) get `import.meta.url` replaced by the URL their source
- * would have under the image root, and a `CARDLENS_COMPILED` marker the code can test (`typeof` guarded).
+ * would have under the image root. (The build also defines `CARDLENS_COMPILED` as true, for the one place that
+ * must know it runs compiled: the inference engine's child-process entry.)
  */
 const moduleUrlPlugin = {
   name: 'cardlens-module-url',
