@@ -37,10 +37,13 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
  * binaries (found with require.resolve), tesseract.js's worker script and its WebAssembly core (picked at run
  * time by CPU features), and the English OCR data.
  */
-const VISION_RUNTIME_PACKAGES = ['@tensorflow/tfjs-backend-wasm', 'tesseract.js', 'tesseract.js-core', '@tesseract.js-data/eng'];
+const VISION_RUNTIME_PACKAGES = ['@tensorflow/tfjs-backend-wasm', 'tesseract.js', 'tesseract.js-core', '@tesseract.js-data/eng'].map((name) => ({
+  name,
+  importer: 'packages/vision/src',
+}));
 
 /** Packages that read their own files by computed paths, copied whole wherever the trace reaches them. */
-const WHOLE_WHEN_TRACED = ['@prisma/schema-engine-wasm'];
+const WHOLE_WHEN_TRACED = [{ name: '@prisma/schema-engine-wasm', importer: 'packages/db/src' }];
 
 /** Each image: its entry points (dist/<name>.mjs) and the data files it opens at run time. */
 const IMAGES = {
@@ -215,10 +218,10 @@ async function stage(name, outRoot) {
     traced += 1;
   }
   cpSync(buildDist, path.join(out, 'dist'), { recursive: true });
-  const tracedWhole = WHOLE_WHEN_TRACED.filter((name) => [...trace.fileList].some((file) => file.startsWith(`node_modules/${name}/`)));
-  for (const name of [...(image.packages ?? []), ...tracedWhole]) {
-    // Found as Node finds it from the vision package (the engine's importer), copied to the same repository path.
-    const dir = packageDirFrom(name, path.join(ROOT, 'packages/vision/src'));
+  const tracedWhole = WHOLE_WHEN_TRACED.filter(({ name }) => [...trace.fileList].some((file) => file.includes(`node_modules/${name}/`)));
+  for (const { name, importer } of [...(image.packages ?? []), ...tracedWhole]) {
+    // Found as Node finds it from the workspace that loads it, copied to the same repository path.
+    const dir = packageDirFrom(name, path.join(ROOT, importer));
     cpSync(dir, path.join(out, path.relative(ROOT, dir)), { recursive: true, dereference: true });
   }
   for (const dir of image.data) cpSync(path.join(ROOT, dir), path.join(out, dir), { recursive: true, dereference: true });

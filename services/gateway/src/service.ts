@@ -1,11 +1,10 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { Redis } from 'ioredis';
-import { PROBLEM_CONTENT_TYPE, problemFor } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import { createApp } from './app';
 import type { GatewayConfig } from './config';
 import { createDownstream } from './downstream';
-import { applyServerLimits } from './http/edge';
+import { answerWhileStarting, applyServerLimits } from './http/edge';
 import { createRateLimiters } from './http/rate-limits';
 
 /** The gateway's bound HTTP server before the app is attached: lets a caller learn the base URL first. */
@@ -16,9 +15,6 @@ export interface GatewayListener {
   /** Replaces the "starting" answer with the app: from now on every request goes to it. */
   attach(app: RequestListener): void;
 }
-
-/** Seconds a client is asked to wait while the gateway is still starting (a first embedded start loads the catalog). */
-const STARTING_RETRY_AFTER_S = 5;
 
 /**
  * Binds the HTTP port. The embedded mode listens first so billing, started before the gateway, knows the public
@@ -40,11 +36,7 @@ export async function listenGateway(
   const port = typeof address === 'object' && address ? address.port : config.GATEWAY_PORT;
   const host = config.GATEWAY_HOST.includes(':') ? `[${config.GATEWAY_HOST}]` : config.GATEWAY_HOST;
   baseUrl = (config.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, '');
-  const whileStarting = (_req: IncomingMessage, res: ServerResponse): void => {
-    const body = JSON.stringify(problemFor(baseUrl, 'service_unavailable', `The service is starting. Retry in ${STARTING_RETRY_AFTER_S} s.`));
-    res.writeHead(503, { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(STARTING_RETRY_AFTER_S), Connection: 'close' });
-    res.end(body);
-  };
+  const whileStarting = answerWhileStarting(baseUrl);
   server.on('request', whileStarting);
   return {
     server,

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, problemFor, PROBLEM_CONTENT_TYPE, type ErrorCode } from '@cardlens/errors';
@@ -35,6 +35,22 @@ export function applyServerLimits(server: Server, limits: { headersTimeoutMs: nu
       `HTTP/1.1 ${problemFor('', code).status} ${problemFor('', code).title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
+}
+
+/** Seconds a client is asked to wait while the gateway is still starting (a first embedded start loads the catalog). */
+const STARTING_RETRY_AFTER_S = 5;
+
+/**
+ * The server's answer before the app is attached: 503 service_unavailable with Retry-After, at once, and the
+ * connection closed (an unanswered request would hang its client and hold a graceful shutdown).
+ */
+export function answerWhileStarting(baseUrl: string): (req: IncomingMessage, res: ServerResponse) => void {
+  return (_req, res) => {
+    const problem = problemFor(baseUrl, 'service_unavailable', `The service is starting. Retry in ${STARTING_RETRY_AFTER_S} s.`);
+    const body = JSON.stringify(problem);
+    res.writeHead(problem.status, { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(STARTING_RETRY_AFTER_S), Connection: 'close' });
+    res.end(body);
+  };
 }
 
 /**
