@@ -121,8 +121,9 @@ export class InProcessBus implements Bus {
     const topic = this.topics.get(options.topic)!;
     let group = topic.groups.get(options.groupId);
     if (!group) {
-      // A new group starts at the oldest retained message, like a Kafka group reading from the beginning.
-      group = { cursors: topic.partitions.map((p) => p.base) };
+      // A new group starts at the oldest retained message, like a Kafka group reading from the beginning, or
+      // past the newest one (startFrom: latest).
+      group = { cursors: topic.partitions.map((p) => (options.startFrom === 'latest' ? p.base + p.entries.length : p.base)) };
       topic.groups.set(options.groupId, group);
     }
     if (group.consumer) throw new Error(`group ${options.groupId} already consumes ${options.topic} in this process`);

@@ -211,8 +211,9 @@ export class KafkaBus implements Bus {
       }
     });
     await consumer.connect();
-    // A new group starts at the oldest retained message, so nothing published before its first start is missed.
-    await consumer.subscribe({ topics: [this.physical(topic)], fromBeginning: true });
+    // A new group starts at the oldest retained message, so nothing published before its first start is missed
+    // (unless it asked for startFrom: latest).
+    await consumer.subscribe({ topics: [this.physical(topic)], fromBeginning: entry.options.startFrom !== 'latest' });
     // kafkajs resolves a message's offset only when eachMessage returns; it commits resolved offsets
     // after each batch and before a rebalance. Returning = handled or dead-lettered; throwing = the
     // partition is re-fetched from that message (at-least-once).

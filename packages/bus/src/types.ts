@@ -62,6 +62,12 @@ export interface SubscribeOptions {
    * the in-process bus drains each partition one message at a time.
    */
   keyConcurrency?: number;
+  /**
+   * Where a group that has no committed position starts: `earliest` (default), so nothing published before its
+   * first start is missed; or `latest`, for a group that only needs what happens from now on (the gateway's
+   * per-replica balance invalidations, whose cache starts empty).
+   */
+  startFrom?: 'earliest' | 'latest';
 }
 
 export interface Subscription {

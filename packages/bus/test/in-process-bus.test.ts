@@ -77,6 +77,17 @@ describe('InProcessBus', () => {
     await expect(bus.subscribe({ topic: 'jobs', groupId: 'a', handler: async () => {} })).rejects.toThrow(/already consumes/);
   });
 
+  it('a new group that starts from the latest position gets only what is published after it joined', async () => {
+    await startedBus();
+    await bus.publish('jobs', [1, 2].map((i) => ({ key: `k${i}`, value: bytes('before'), id: `old${i}` })));
+    const late: string[] = [];
+    await bus.subscribe({ topic: 'jobs', groupId: 'late', startFrom: 'latest', handler: async (m) => void late.push(m.id) });
+    await bus.publish('jobs', [{ key: 'k1', value: bytes('after'), id: 'new1' }]);
+    await waitFor(() => late.length === 1);
+    await delay(50);
+    expect(late).toEqual(['new1']);
+  });
+
   it('keeps messages a stopped group has not consumed beyond the retention limit', async () => {
     bus = new InProcessBus({ topics: ['jobs'], partitions: 1, maxRetainedMessages: 2 });
     await bus.start();

@@ -211,6 +211,25 @@ describeWithInfra('kafka', 'KafkaBus (real broker)', () => {
     }
   });
 
+  it('a new group with startFrom latest receives what is published after it joined, nothing from before', async () => {
+    const before = `before-${Date.now()}`;
+    await bus.publish(early, [{ key: 'k', value: bytes('old'), id: before }]);
+    const seen: string[] = [];
+    const sub = await bus.subscribe({ topic: early, groupId: `${prefix}latest`, startFrom: 'latest', handler: async (m) => void seen.push(m.id) });
+    try {
+      // The group's position is fixed when it is assigned its partitions, shortly after subscribe: publish until
+      // one arrives.
+      for (let i = 0; seen.length === 0 && i < 60; i++) {
+        await bus.publish(early, [{ key: 'k', value: bytes('new'), id: `after-${i}` }]);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.every((id) => id.startsWith('after-'))).toBe(true);
+    } finally {
+      await sub.stop();
+    }
+  });
+
   it('commits only handled messages: a new consumer in the group does not see them again', async () => {
     // Stop the group's consumer and start a second bus in the same group: nothing already handled
     // (or dead-lettered) may come back, and a message published meanwhile is delivered once.

@@ -37,6 +37,8 @@ export const events = {
     'PaymentConfirmationReceived',
     billingEventsV1.PaymentConfirmationReceived,
   ),
+  /** billing ledger -> gateway (drops its cached balance of the agent). Key: agent id. */
+  balanceChanged: eventContract(billingEventsV1.protobufPackage, 'BalanceChanged', billingEventsV1.BalanceChanged),
   /** sales feeds -> valuation. Key: card id. */
   salesRecord: eventContract(valuationEventsV1.protobufPackage, 'SalesRecord', valuationEventsV1.SalesRecord),
 } as const;

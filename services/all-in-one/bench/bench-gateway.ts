@@ -7,8 +7,8 @@
  * measures, each for `--seconds` with `--connections` concurrent connections, `--runs` times:
  *   bare          GET /ping on a bare express app (the ceiling: no auth, no gRPC, no database)
  *   subscription  GET /v1/subscriptions/me (cached key, rate limit, one billing read that also gives the balance)
- *   scan          GET /v1/scans/{id} of a completed scan (cached key, rate limit, the scan read and, beside it, the
- *                 balance read; what polling agents do)
+ *   scan          GET /v1/scans/{id} of a completed scan, as a polling agent reads it: cached key, rate limit, the
+ *                 gateway's kept finished scan and its JSON, and the balance from the gateway's balance view
  * Reports the median requests/s and p50/p99 latency of each and the ratio to bare. The LAST line is one JSON
  * object.
  */

@@ -121,6 +121,7 @@ export async function startEmbedded(options: {
       REDIS_URL: options.redisUrl,
     }),
     logger: logger.child({ component: 'gateway' }),
+    bus,
   });
   return {
     baseUrl: gateway.baseUrl,

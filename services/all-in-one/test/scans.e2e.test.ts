@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import sharp from 'sharp';
 import { generateSample } from '@cardlens/card-synth';
+import { billingV1 } from '@cardlens/contracts';
+import { callUnary, createClient } from '@cardlens/grpc-kit';
 import { describeWithInfra } from '@cardlens/testing';
 import { metricsRegistry } from '@cardlens/telemetry';
 import { loadGatewayConfig } from '../../gateway/src/config';
@@ -276,6 +278,41 @@ function scansSuite(mode: StackMode) {
       expect(text.status).toBe(415);
       const anonymous = await stack.call('POST', '/v1/scans', { body: { frontImageUrl: `${server.origin}/front.jpg`, modules: 'identify' } });
       expect(anonymous.status).toBe(401);
+    });
+  });
+
+  describe('the balance a read reports (X-Credits-Remaining)', () => {
+    it("follows a change made behind the gateway's back, by billing's announcement, well within the TTL", async () => {
+      const { auth } = await register(3);
+      const me = await stack.call('GET', '/v1/agents/me', { headers: auth });
+      expect(me.headers.get('x-credits-remaining')).toBe('3'); // the gateway now holds the agent's balance
+      const agentId = Number(me.json.agentId);
+      // A debit through billing's own API, as another service would make it: this gateway sees no write.
+      const billing = createClient(billingV1.BillingServiceClient, `127.0.0.1:${stack.ports.billing}`);
+      try {
+        await callUnary(billing, 'debitCredits', { agentId, amount: 2, causeType: 'test', causeId: 'behind-the-gateway', idempotencyKey: `behind:${agentId}` }, { deadlineMs: 5000 });
+      } finally {
+        billing.close();
+      }
+      const changed = Date.now();
+      let seen = '3';
+      while (seen !== '1' && Date.now() - changed < 8_000) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        seen = String((await stack.call('GET', '/v1/agents/me', { headers: auth })).headers.get('x-credits-remaining'));
+      }
+      expect(seen).toBe('1');
+      // The gateway's TTL (10 s) did not pass: the announcement did it (outbox relay, then the bus).
+      expect(Date.now() - changed).toBeLessThan(8_000);
+    });
+
+    it("a read right after the agent's own write reports the write", async () => {
+      const { auth } = await register(3);
+      expect((await stack.call('GET', '/v1/agents/me', { headers: auth })).headers.get('x-credits-remaining')).toBe('3');
+      const accepted = await submit(auth, { form: multipart('identify') });
+      expect(accepted.status).toBe(202);
+      const read = await stack.call('GET', `/v1/scans/${Number(accepted.json.id)}`, { headers: auth });
+      expect(read.headers.get('x-credits-remaining')).toBe(String(accepted.json.creditsRemaining));
+      expect(read.headers.get('x-credits-remaining')).not.toBe('3');
     });
   });
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { migrate, openPrisma, serviceLayout, type OpenPrisma } from '@cardlens/db';
+import { events } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import { createTestDatabase, describeWithInfra, type TestDatabase } from '@cardlens/testing';
 import { PrismaClient } from '../src/db';
@@ -91,6 +92,24 @@ describeWithInfra('postgres', 'credits ledger on Postgres under concurrency', ()
     expect(await prisma.ledgerEntry.count({ where: { agentId, kind: 'refund' } })).toBe(1);
     expect((await getBalance({ prisma }, agentId)).credits).toBe(3);
     expect(await ledgerSum(agentId)).toBe(3);
+  });
+
+  it('every entry that moves the balance announces it in the outbox, in its own transaction; a replay announces nothing', async () => {
+    const agentId = nextAgent++;
+    await grantTrialCredits({ prisma, pricing: defaultPricing, dailyPoolCredits: 1000 }, { agentId, tier: 'registered', commercialOnly: false });
+    const request = { agentId, amount: 2, causeType: 'scan', causeId: 'z', idempotencyKey: `announce:${agentId}` };
+    const debit = await debitCredits({ prisma }, request);
+    await debitCredits({ prisma }, request); // replayed: no entry, no event
+    await refundCredits({ prisma }, { agentId, debitEntryId: debit.entryId, reason: 'worker failed' });
+    const rows = await prisma.$queryRawUnsafe<{ key: string; payload: Buffer }[]>(
+      `SELECT key, payload FROM "billing"."outbox" WHERE topic = $1 AND key = $2 ORDER BY created_at`,
+      events.balanceChanged.topic,
+      String(agentId),
+    );
+    const announced = rows.map((r) => events.balanceChanged.decode(r.payload));
+    const entries = await prisma.ledgerEntry.findMany({ where: { agentId }, orderBy: { id: 'asc' } });
+    expect(announced.map((e) => [e.agentId, e.credits, e.ledgerEntryId])).toEqual(entries.map((e) => [agentId, e.balanceAfter, Number(e.id)]));
+    expect(announced.map((e) => e.credits)).toEqual([3, 1, 3]);
   });
 
   it('the database refuses a negative balance even if code tried to write one', async () => {

@@ -1,4 +1,4 @@
-import { env, loadConfig, z } from '@cardlens/config';
+import { env, kafkaConnectionFields, kafkaConnectionRules, loadConfig, z } from '@cardlens/config';
 
 export const gatewayConfigSchema = z.object({
   GATEWAY_PORT: env.port(8080),
@@ -26,6 +26,16 @@ export const gatewayConfigSchema = z.object({
    * in accounts stops working within this time; unknown keys are never remembered.
    */
   AUTH_CACHE_TTL_MS: env.int(10000).pipe(z.number().int().min(0).max(300000)),
+  /**
+   * The longest the gateway reports a remembered balance (X-Credits-Remaining of reads) without hearing of a change
+   * (0 turns the copy off). Billing announces every ledger entry on the bus and the gateway forgets the agent's
+   * balance then, so this only bounds staleness while announcements are not arriving. Without the bus (no
+   * KAFKA_BROKERS in its own process) the gateway keeps no copy.
+   */
+  BALANCE_CACHE_TTL_MS: env.int(10000).pipe(z.number().int().min(0).max(300000)),
+  // The bus, for billing's balance announcements: KAFKA_BROKERS (the embedded mode hands in its in-process bus),
+  // TLS, SASL.
+  ...kafkaConnectionFields,
   /** Deadline of CreateScan: it waits for the enqueue and for a concurrent request with the same Idempotency-Key. */
   SCAN_CREATE_DEADLINE_MS: env.positiveInt(30000),
   /**
@@ -49,7 +59,7 @@ export const gatewayConfigSchema = z.object({
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER: env.telemetryExporter(),
   METRICS_PORT: env.metricsPort(),
-});
+}).superRefine(kafkaConnectionRules);
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

@@ -1,6 +1,8 @@
 import { accountsV1, billingSandboxV1, billingV1, commonV1, dateFromTimestamp, gradingV1, isoOrNull, scansV1 } from '@cardlens/contracts';
 import { callUnary, createClient } from '@cardlens/grpc-kit';
+import { LRUCache } from 'lru-cache';
 import { ApiKeyCache } from './api-key-cache';
+import { BalanceView } from './balance-view';
 
 /** The gateway's view of the services behind it: one function per use case it calls, over gRPC. */
 export interface AgentIdentity {
@@ -90,7 +92,18 @@ export interface DownstreamOptions {
   gradeDeadlineMs: number;
   /** How long an API key's agent is remembered (0: asked every time). */
   authCacheTtlMs?: number;
+  /** The longest a remembered balance is used without a change announcement (0: asked every time). */
+  balanceCacheTtlMs?: number;
 }
+
+/**
+ * Completed and failed scans never change again (a result is written once; a failure's text and progress are
+ * final, and its refund shows only in the balance), so their answers are kept, per agent and scan, for polling
+ * agents that read them again. Bounded by count: a completed result is a few KB.
+ */
+const FINISHED_SCANS_KEPT = 2_000;
+/** Completed or failed: the scan will not change again. */
+export const isFinishedScan = (scan: scansV1.ScanResult): boolean => scan.status === scansV1.ScanStatus.COMPLETED || scan.status === scansV1.ScanStatus.FAILED;
 
 export function createDownstream(options: DownstreamOptions) {
   const accounts = createClient(accountsV1.AccountsServiceClient, options.accountsAddress);
@@ -121,6 +134,12 @@ export function createDownstream(options: DownstreamOptions) {
     { ttlMs: options.authCacheTtlMs ?? 0, maxEntries: 50_000 },
   );
 
+  const balances = new BalanceView(async (agentId) => (await callUnary(billing, 'getBalance', { agentId }, deadline)).credits, {
+    ttlMs: options.balanceCacheTtlMs ?? 0,
+    maxEntries: 50_000,
+  });
+  const finishedScans = new LRUCache<string, scansV1.ScanResult>({ max: FINISHED_SCANS_KEPT });
+
   return {
     async registerAgent(request: { name: string; contactEmail?: string | null | undefined; operatorUrl?: string | null | undefined; commercialOnly?: boolean | undefined; clientIp: string }) {
       const response = await callUnary(accounts, 'registerAgent', {
@@ -145,6 +164,12 @@ export function createDownstream(options: DownstreamOptions) {
     async getBalance(agentId: number): Promise<{ credits: number; hasPurchased: boolean }> {
       return callUnary(billing, 'getBalance', { agentId }, deadline);
     },
+
+    /** The balance reads report (X-Credits-Remaining), through the balance view (BALANCE_CACHE_TTL_MS). */
+    readCredits: (agentId: number): Promise<number> => balances.get(agentId),
+
+    /** Billing announced a change to the agent's balance, or this gateway made one: the next read asks billing. */
+    forgetCredits: (agentId: number): void => balances.forget(agentId),
 
     async getSubscription(agentId: number): Promise<GradingSubscriptionView> {
       const { subscription } = await callUnary(billing, 'getSubscription', { agentId }, deadline);
@@ -209,8 +234,12 @@ export function createDownstream(options: DownstreamOptions) {
 
     /** One of the agent's scans; scan_not_found for an unknown id or another agent's scan. */
     async getScan(agentId: number, scanId: number): Promise<scansV1.ScanResult> {
+      const cacheKey = `${agentId}:${scanId}`;
+      const finished = finishedScans.get(cacheKey);
+      if (finished) return finished;
       const { scan } = await callUnary(scans, 'getScan', { agentId, scanId }, deadline);
       if (!scan) throw new Error('scans returned no scan');
+      if (isFinishedScan(scan)) finishedScans.set(cacheKey, scan);
       return scan;
     },
 

@@ -1,5 +1,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { Bus } from '@cardlens/bus';
+import { events } from '@cardlens/contracts';
 import type { Logger } from '@cardlens/telemetry';
 import { createApp } from './app';
 import type { GatewayConfig } from './config';
@@ -55,9 +59,13 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/** Wires the gateway: downstream gRPC clients, rate limiters (Redis or memory), the express app. */
-export async function startGateway(options: { config: GatewayConfig; logger: Logger; listener?: GatewayListener }): Promise<RunningGateway> {
-  const { config, logger } = options;
+/**
+ * Wires the gateway: downstream gRPC clients, rate limiters (Redis or memory), billing's balance announcements
+ * (with a bus), the express app. The bus is the caller's to start and stop; without one the gateway keeps no
+ * copy of balances.
+ */
+export async function startGateway(options: { config: GatewayConfig; logger: Logger; listener?: GatewayListener; bus?: Bus }): Promise<RunningGateway> {
+  const { config, logger, bus } = options;
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
   const limiters = createRateLimiters(
     {
@@ -79,7 +87,18 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
     scanCreateDeadlineMs: config.SCAN_CREATE_DEADLINE_MS,
     gradeDeadlineMs: config.GRADE_DEADLINE_MS,
     authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    balanceCacheTtlMs: bus ? config.BALANCE_CACHE_TTL_MS : 0,
   });
+  // Every replica must hear every announcement, so each has a group of its own, starting at the newest message
+  // (its copy starts empty). Forgetting is idempotent, so a redelivery is harmless.
+  const announcements = bus
+    ? await bus.subscribe({
+        topic: events.balanceChanged.topic,
+        groupId: `gateway-balances-${hostname()}-${randomUUID().slice(0, 8)}`,
+        startFrom: 'latest',
+        handler: async (message) => downstream.forgetCredits(events.balanceChanged.decode(message.value).agentId),
+      })
+    : undefined;
 
   // The base URL is only known after listen() when the port is 0 (tests, embedded mode).
   const listener = options.listener ?? (await listenGateway(config));
@@ -102,6 +121,7 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await announcements?.stop();
       downstream.close();
       redis?.disconnect();
     },

@@ -1,7 +1,11 @@
+import { busTables, enqueueOutbox } from '@cardlens/bus';
+import { events, timestampFromDate } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import type { Prisma } from '../db';
 
 type Tx = Prisma.TransactionClient;
+
+const OUTBOX = busTables('billing').outbox;
 
 export type EntryKind = 'grant' | 'debit' | 'refund' | 'purchase';
 
@@ -25,11 +29,6 @@ export interface AppendedEntry {
 }
 
 /**
- * The only way the balance moves: one ledger row and one balance update in the caller's transaction.
- * It refuses to go below zero (the CHECK constraint is the backstop), and the unique idempotency key makes a
- * retried effect a no-op that returns the original entry.
- */
-/**
  * Locks the agent's balance row (creating it at 0 when new) for the rest of the transaction and returns the
  * balance. Every effect on one agent takes this lock first, so they run one after the other and each one's
  * idempotency check sees whatever a concurrent twin committed before it.
@@ -40,6 +39,12 @@ export async function lockAccount(tx: Tx, agentId: number): Promise<number> {
   return locked[0]?.balance ?? 0;
 }
 
+/**
+ * The only way the balance moves: one ledger row, one balance update and, when the amount is not zero, a
+ * BalanceChanged event in the outbox, all in the caller's transaction. It refuses to go below zero (the CHECK
+ * constraint is the backstop), and the unique idempotency key makes a retried effect a no-op that returns the
+ * original entry.
+ */
 export async function appendEntry(tx: Tx, entry: EntryRequest): Promise<AppendedEntry> {
   const balance = await lockAccount(tx, entry.agentId);
 
@@ -71,6 +76,13 @@ export async function appendEntry(tx: Tx, entry: EntryRequest): Promise<Appended
       refundOfId: entry.refundOfId ?? null,
     },
   });
+  if (entry.amount !== 0) {
+    await enqueueOutbox(tx, OUTBOX, {
+      topic: events.balanceChanged.topic,
+      key: String(entry.agentId),
+      value: events.balanceChanged.encode({ agentId: entry.agentId, credits: balanceAfter, ledgerEntryId: Number(created.id), changedAt: timestampFromDate(created.createdAt) }),
+    });
+  }
   return { entryId: created.id, balanceAfter, replayed: false, amount: entry.amount };
 }
 

@@ -1,4 +1,5 @@
-import type { commonV1 } from '@cardlens/contracts';
+import type { commonV1, scansV1 } from '@cardlens/contracts';
+import { isFinishedScan } from '../downstream';
 import { imageContent, type ImageSource } from '../http/image-intake';
 import { parseModules, parseScanId, requestFingerprint } from '../http/scan-request';
 import { presentScan, presentScanAccepted, type ScanResultView } from '../http/scan-view';
@@ -39,7 +40,23 @@ function imageInput(bytes: Uint8Array): commonV1.ImageInput {
   return { source: { $case: 'content', value: imageContent(bytes) } };
 }
 
-/** GET /v1/scans/{id} and MCP get_scan_result (free). */
+/** MCP get_scan_result (free). */
 export async function getScan(ctx: AppContext, caller: Caller, id: unknown): Promise<ScanResultView> {
   return presentScan(await ctx.downstream.getScan(caller.agentId, parseScanId(typeof id === 'number' ? String(id) : id)));
+}
+
+/**
+ * The JSON of a finished scan's view, made once: downstream keeps finished scans (they never change) and hands
+ * out the same result object each time, so its text is kept beside it, and goes when the result is evicted.
+ */
+const finishedScanJson = new WeakMap<scansV1.ScanResult, string>();
+
+/** GET /v1/scans/{id} (free): the view as JSON text, since polling agents read a finished scan again and again. */
+export async function getScanJson(ctx: AppContext, caller: Caller, id: unknown): Promise<string> {
+  const scan = await ctx.downstream.getScan(caller.agentId, parseScanId(typeof id === 'number' ? String(id) : id));
+  const kept = finishedScanJson.get(scan);
+  if (kept !== undefined) return kept;
+  const json = JSON.stringify(presentScan(scan));
+  if (isFinishedScan(scan)) finishedScanJson.set(scan, json);
+  return json;
 }

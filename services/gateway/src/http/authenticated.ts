@@ -7,9 +7,9 @@ export interface AuthenticatedLocals {
   agent: AgentIdentity;
   rateLimitPolicy: string;
   /**
-   * GET only: the balance read from billing, started the moment the key is known so that it overlaps the
-   * route's own call instead of following it. A read reports the balance as it stood when it arrived; a write
-   * reports it after the write (from the write's own answer or a read that follows it).
+   * GET only: the balance from the gateway's balance view (billing on a miss), started the moment the key is known
+   * so that a miss overlaps the route's own call instead of following it. A read reports the balance as it stood
+   * at its last change; a write reports it after the write (from the write's own answer or a read that follows it).
    */
   balance?: Promise<number>;
 }
@@ -17,12 +17,16 @@ export interface AuthenticatedLocals {
 /**
  * Authenticates the key, then spends one point of the per-key budget (by agent id: keys never reach Redis).
  * `readsOwnBalance`: a GET route whose own billing read returns the balance, so none is started here.
+ * Any other method may move the balance (a debit, a refund of a failed write, a purchase): when it has answered,
+ * the gateway forgets the agent's balance, so the agent's next read sees its own write without waiting for
+ * billing's announcement.
  */
 export function authenticate(downstream: Downstream, limiters: RateLimiters, options: { readsOwnBalance?: boolean } = {}) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const agent = await downstream.authenticateApiKey(presentedApiKey(req));
     await consumeOrThrow(limiters.perKey, `agent:${agent.agentId}`, res);
-    const balance = req.method === 'GET' && !options.readsOwnBalance ? downstream.getBalance(agent.agentId).then((b) => b.credits) : undefined;
+    if (req.method !== 'GET' && req.method !== 'HEAD') res.once('close', () => downstream.forgetCredits(agent.agentId));
+    const balance = req.method === 'GET' && !options.readsOwnBalance ? downstream.readCredits(agent.agentId) : undefined;
     // A route that fails before it answers never awaits the read: its failure must not surface as unhandled.
     balance?.catch(() => undefined);
     res.locals.auth = { agent, rateLimitPolicy: limiters.perKey.policy, balance } satisfies AuthenticatedLocals;

@@ -23,8 +23,11 @@ export function mcpRoutes(app: AppContext, logger: Logger): Router {
       const ip = clientIp(req);
       let caller: Caller | undefined;
       if (hasPresentedApiKey(req)) {
-        caller = await app.downstream.authenticateApiKey(presentedApiKey(req));
-        await consumeOrThrow(app.limiters.perKey, `agent:${caller.agentId}`, res);
+        const agent = await app.downstream.authenticateApiKey(presentedApiKey(req));
+        caller = agent;
+        await consumeOrThrow(app.limiters.perKey, `agent:${agent.agentId}`, res);
+        // A tool call may move the balance (grade_card): the agent's next REST read asks billing again.
+        res.once('close', () => app.downstream.forgetCredits(agent.agentId));
         res.setHeader('X-RateLimit-Policy', app.limiters.perKey.policy);
       } else {
         await consumeOrThrow(app.limiters.open, ip, res);

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '@cardlens/errors';
 import type { AppContext } from '../application/context';
-import { getScan, submitScan, type ScanInput } from '../application/scans';
+import { getScanJson, submitScan, type ScanInput } from '../application/scans';
 import { authenticate, authOf, creditsOf, sendAuthenticated, setAuthenticatedHeaders } from '../http/authenticated';
 import { methodNotAllowed } from '../http/request';
 import { multipartParts, photoBodyReader } from '../http/image-intake';
@@ -33,7 +33,9 @@ export function scanRoutes(app: AppContext): Router {
   router
     .route('/v1/scans/:id')
     .get(authenticate(downstream, limiters), async (req: Request, res: Response) => {
-      await sendAuthenticated(res, downstream, 200, await getScan(app, authOf(res).agent, req.params.id));
+      const json = await getScanJson(app, authOf(res).agent, req.params.id);
+      setAuthenticatedHeaders(res, await creditsOf(res, downstream));
+      res.status(200).type('json').send(json);
     })
     .all(methodNotAllowed('GET'));
 

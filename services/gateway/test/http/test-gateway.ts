@@ -8,7 +8,8 @@ import { createRateLimiters } from '../../src/http/rate-limits';
 
 /**
  * The gateway app over real HTTP on a loopback port, in front of a fake downstream (route tests): started before
- * the file's tests, closed after them. `origin` is readable once the tests run.
+ * the file's tests, closed after them. `origin` is readable once the tests run. A fake without a balance view
+ * reads every balance through its getBalance (the gateway without the bus).
  */
 export function useTestGateway(downstream: Downstream, options: { perKeyPerMinute?: number; logger?: Logger } = {}): { readonly origin: string } {
   let server: Server | undefined;
@@ -16,7 +17,11 @@ export function useTestGateway(downstream: Downstream, options: { perKeyPerMinut
   beforeAll(async () => {
     const limiters = createRateLimiters({ perKeyPerMinute: options.perKeyPerMinute ?? 1000, registrationAttemptsPerHour: 10, newAgentsPerDay: 10, openPerMinute: 1000 }, undefined, 'test');
     const logger = options.logger ?? createLogger('gateway-test', { write: () => undefined });
-    server = createServer(createApp({ downstream, limiters, baseUrl: 'http://gateway.test', trustProxyHops: 0, logger, images: {} as never }));
+    const withBalances: Downstream = Object.assign(
+      { readCredits: async (agentId: number) => (await downstream.getBalance(agentId)).credits, forgetCredits: () => undefined },
+      downstream,
+    );
+    server = createServer(createApp({ downstream: withBalances, limiters, baseUrl: 'http://gateway.test', trustProxyHops: 0, logger, images: {} as never }));
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -114,6 +114,19 @@ export interface PaymentConfirmationReceived {
   priceId: string;
 }
 
+/**
+ * An agent's prepaid credit balance moved: one per ledger entry, written to billing's outbox in the transaction
+ * that appended the entry (debit, refund, grant, purchase). Key: agent_id; per agent, in ledger order. The gateway
+ * drops its cached balance of the agent on it, so X-Credits-Remaining follows changes made anywhere.
+ */
+export interface BalanceChanged {
+  agentId: number;
+  /** The balance after the entry. */
+  credits: number;
+  ledgerEntryId: number;
+  changedAt?: Timestamp | undefined;
+}
+
 function createBasePaymentConfirmationReceived(): PaymentConfirmationReceived {
   return {
     providerEventId: "",
@@ -791,6 +804,137 @@ export const PaymentConfirmationReceived: MessageFns<PaymentConfirmationReceived
     message.checkoutId = object.checkoutId ?? "";
     message.cancellationReason = object.cancellationReason ?? "";
     message.priceId = object.priceId ?? "";
+    return message;
+  },
+};
+
+function createBaseBalanceChanged(): BalanceChanged {
+  return { agentId: 0, credits: 0, ledgerEntryId: 0, changedAt: undefined };
+}
+
+export const BalanceChanged: MessageFns<BalanceChanged> = {
+  encode(message: BalanceChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== 0) {
+      writer.uint32(8).int64(message.agentId);
+    }
+    if (message.credits !== 0) {
+      writer.uint32(16).int32(message.credits);
+    }
+    if (message.ledgerEntryId !== 0) {
+      writer.uint32(24).int64(message.ledgerEntryId);
+    }
+    if (message.changedAt !== undefined) {
+      Timestamp.encode(message.changedAt, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BalanceChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBalanceChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.agentId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.credits = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.ledgerEntryId = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.changedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BalanceChanged {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.Number(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.Number(object.agent_id)
+        : 0,
+      credits: isSet(object.credits) ? globalThis.Number(object.credits) : 0,
+      ledgerEntryId: isSet(object.ledgerEntryId)
+        ? globalThis.Number(object.ledgerEntryId)
+        : isSet(object.ledger_entry_id)
+        ? globalThis.Number(object.ledger_entry_id)
+        : 0,
+      changedAt: isSet(object.changedAt)
+        ? fromJsonTimestamp(object.changedAt)
+        : isSet(object.changed_at)
+        ? fromJsonTimestamp(object.changed_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: BalanceChanged): unknown {
+    const obj: any = {};
+    if (message.agentId !== 0) {
+      obj.agentId = Math.round(message.agentId);
+    }
+    if (message.credits !== 0) {
+      obj.credits = Math.round(message.credits);
+    }
+    if (message.ledgerEntryId !== 0) {
+      obj.ledgerEntryId = Math.round(message.ledgerEntryId);
+    }
+    if (message.changedAt !== undefined) {
+      obj.changedAt = fromTimestamp(message.changedAt).toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BalanceChanged>, I>>(base?: I): BalanceChanged {
+    return BalanceChanged.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BalanceChanged>, I>>(object: I): BalanceChanged {
+    const message = createBaseBalanceChanged();
+    message.agentId = object.agentId ?? 0;
+    message.credits = object.credits ?? 0;
+    message.ledgerEntryId = object.ledgerEntryId ?? 0;
+    message.changedAt = (object.changedAt !== undefined && object.changedAt !== null)
+      ? Timestamp.fromPartial(object.changedAt)
+      : undefined;
     return message;
   },
 };
