@@ -828,6 +828,32 @@ function round3(v: number): number {
   return Math.round(v * 1000) / 1000;
 }
 
+/** Trading-card games are die-cut with larger corners than sports cards (about 3 mm against 1.5 mm). */
+const DIE_CUT_RADIUS_MM: [number, number] = [2.2, 3.6];
+/** How far apart four die-cut corners may measure (resampling and blur spread them). */
+const DIE_CUT_SPREAD_MM = 0.4;
+/** Whitening a die-cut arc may show per corner: the arc's anti-aliased rim measured against a 1.5 mm one. */
+const DIE_CUT_RIM_MM2 = 0.3;
+
+/**
+ * A card whose four corners are rounded alike, each within a die-cut radius and none whitened beyond the arc's
+ * rim or dented, was cut that way: wear rounds the corners a card is handled by, unevenly, and exposes stock as it
+ * goes. Such a card's rounding is measured from its own smallest corner instead of the sports-card 1.5 mm (its
+ * whitening stays as measured).
+ */
+function factoryRounding(corners: Record<CornerId, CornerResult>, ppm: number): void {
+  const list = CORNER_IDS.map((c) => corners[c]);
+  if (list.some((r) => r.whiteningAreaMm2 > DIE_CUT_RIM_MM2 || r.dingAreaMm2 > 0.05)) return;
+  const radii = list.map((r) => FACTORY_RADIUS_MM + r.roundingRadiusMm);
+  const lo = Math.min(...radii);
+  const hi = Math.max(...radii);
+  if (lo < DIE_CUT_RADIUS_MM[0] || hi > DIE_CUT_RADIUS_MM[1] || hi - lo > DIE_CUT_SPREAD_MM + 1 / ppm) return;
+  for (const r of list) {
+    const extra = FACTORY_RADIUS_MM + r.roundingRadiusMm - lo;
+    r.roundingRadiusMm = round3(extra < 0.08 ? 0 : extra);
+  }
+}
+
 export function measureOuter(img: RgbImage, opts: OuterOptions): OuterResult {
   const t0 = performance.now();
   const { refs, z, stockObserved, cornerBg } = estimateColours(img, opts);
@@ -858,6 +884,7 @@ export function measureOuter(img: RgbImage, opts: OuterOptions): OuterResult {
     for (let d = 0; d < base.length; d++) base[d] = 0.5 * ((A[Math.min(d, A.length - 1)] ?? 0) + (B[Math.min(d, B.length - 1)] ?? 0));
     corners[c] = measureCorner(img, c, refs, z, cornerBg[c], edgeBase, base, opts);
   }
+  factoryRounding(corners, opts.pxPerMm);
   const t3 = performance.now();
   if (process.env.DD_TIME) process.stderr.write(`colours ${(t1 - t0).toFixed(1)} edges ${(t2 - t1).toFixed(1)} corners ${(t3 - t2).toFixed(1)}\n`);
   return { corners, edges, colours: { border: z.border, stock: z.stock, background: z.background, stockObserved } };
