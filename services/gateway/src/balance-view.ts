@@ -1,4 +1,7 @@
 import { LRUCache } from 'lru-cache';
+import { counter } from '@cardlens/telemetry';
+
+const balanceReads = counter('cardlens_gateway_balance_reads_total', 'Balances the gateway reported on reads: from its copy (kept) or asked of billing (billing).', ['source']);
 
 /**
  * The gateway's copy of agents' prepaid balances, for the X-Credits-Remaining of reads: a polling agent costs
@@ -21,11 +24,21 @@ export class BalanceView {
   }
 
   get(agentId: number): Promise<number> {
-    if (!this.cache) return this.read(agentId);
+    if (!this.cache) {
+      balanceReads.inc({ source: 'billing' });
+      return this.read(agentId);
+    }
     const known = this.cache.get(agentId);
-    if (known !== undefined) return Promise.resolve(known);
+    if (known !== undefined) {
+      balanceReads.inc({ source: 'kept' });
+      return Promise.resolve(known);
+    }
     const pending = this.inFlight.get(agentId);
-    if (pending) return pending;
+    if (pending) {
+      balanceReads.inc({ source: 'kept' });
+      return pending;
+    }
+    balanceReads.inc({ source: 'billing' });
     const reading: Promise<number> = this.read(agentId).then(
       (credits) => {
         if (this.inFlight.get(agentId) === reading) {
