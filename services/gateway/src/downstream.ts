@@ -134,7 +134,8 @@ export function createDownstream(options: DownstreamOptions) {
     { ttlMs: options.authCacheTtlMs ?? 0, maxEntries: 50_000 },
   );
 
-  const balances = new BalanceView(async (agentId) => (await callUnary(billing, 'getBalance', { agentId }, deadline)).credits, {
+  const getBalance = (agentId: number): Promise<{ credits: number; hasPurchased: boolean }> => callUnary(billing, 'getBalance', { agentId }, deadline);
+  const balances = new BalanceView(async (agentId) => (await getBalance(agentId)).credits, {
     ttlMs: options.balanceCacheTtlMs ?? 0,
     maxEntries: 50_000,
   });
@@ -161,9 +162,8 @@ export function createDownstream(options: DownstreamOptions) {
       return toIdentity(agent.agent);
     },
 
-    async getBalance(agentId: number): Promise<{ credits: number; hasPurchased: boolean }> {
-      return callUnary(billing, 'getBalance', { agentId }, deadline);
-    },
+    /** The balance as billing holds it now (writes that need it fresh); reads use readCredits. */
+    getBalance,
 
     /** The balance reads report (X-Credits-Remaining), through the balance view (BALANCE_CACHE_TTL_MS). */
     readCredits: (agentId: number): Promise<number> => balances.get(agentId),
