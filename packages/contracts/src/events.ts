@@ -39,6 +39,8 @@ export const events = {
   ),
   /** billing ledger -> gateway (drops its cached balance of the agent). Key: agent id. */
   balanceChanged: eventContract(billingEventsV1.protobufPackage, 'BalanceChanged', billingEventsV1.BalanceChanged),
+  /** billing (subscription, allowance, checkout writes; the sandbox clock) -> gateway (drops its cached subscription view). Key: agent id. */
+  subscriptionChanged: eventContract(billingEventsV1.protobufPackage, 'SubscriptionChanged', billingEventsV1.SubscriptionChanged),
   /** sales feeds -> valuation. Key: card id. */
   salesRecord: eventContract(valuationEventsV1.protobufPackage, 'SalesRecord', valuationEventsV1.SalesRecord),
 } as const;

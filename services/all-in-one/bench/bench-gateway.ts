@@ -6,9 +6,10 @@
  * the real Postgres, Redis and Kafka), registers an agent, submits one `grade` scan and waits for it, then
  * measures, each for `--seconds` with `--connections` concurrent connections, `--runs` times:
  *   bare          GET /ping on a bare express app (the ceiling: no auth, no gRPC, no database)
- *   subscription  GET /v1/subscriptions/me (cached key, rate limit, one billing read that also gives the balance)
+ *   subscription  GET /v1/subscriptions/me (cached key, rate limit, the gateway's kept subscription view, which
+ *                 also gives the balance)
  *   scan          GET /v1/scans/{id} of a completed scan, as a polling agent reads it: cached key, rate limit, the
- *                 gateway's kept finished scan and its JSON, and the balance from the gateway's balance view
+ *                 gateway's kept finished scan and its JSON, and the balance from the gateway's kept copy
  * Reports the median requests/s and p50/p99 latency of each and the ratio to bare. The LAST line is one JSON
  * object.
  */

@@ -52,7 +52,11 @@ function subscriptionSuite(mode: StackMode) {
     expect(r.status).toBe(200);
     return r.json as Me;
   };
-  /** Polls GET /v1/subscriptions/me until `done` holds (confirmations travel webhook → outbox → bus) or 15 s pass. */
+  /**
+   * Polls GET /v1/subscriptions/me until `done` holds or 15 s pass: confirmations travel webhook → outbox → bus,
+   * and a change made behind the gateway (a grade reserved through billing's own API here, the sandbox clock moved)
+   * reaches the gateway's copy as billing's announcement (outbox → bus).
+   */
   const waitFor = async (headers: Record<string, string>, done: (s: Me) => boolean): Promise<Me> => {
     let s = await me(headers);
     for (let i = 0; i < 150 && !done(s); i++) {
@@ -123,7 +127,7 @@ function subscriptionSuite(mode: StackMode) {
     // The deadline passes. The sandbox, like Stripe, charges about an hour after the trial ends: the payment
     // confirmation is late, and access stops exactly at the deadline regardless.
     await advanceTo(trialEnd, 1);
-    const lapsed = await me(headers);
+    const lapsed = await waitFor(headers, (s) => s.status === 'past_due');
     expect(lapsed).toMatchObject({ status: 'past_due', unlimitedGrading: false, gradesRemaining: 0 });
     expect(await grade(agentId)).toBe('subscription_required');
 
@@ -136,7 +140,7 @@ function subscriptionSuite(mode: StackMode) {
     expect(await grade(agentId)).toBe('allowance');
     expect(await grade(agentId)).toBe('allowance');
     expect(await grade(agentId, 'refund')).toBe('allowance');
-    expect(await me(headers)).toMatchObject({ gradesRemaining: 4998, gradesUsed: 2 });
+    expect(await waitFor(headers, (s) => s.gradesUsed === 2)).toMatchObject({ gradesRemaining: 4998, gradesUsed: 2 });
     const agent = await stack.call('GET', '/v1/agents/me', { headers });
     expect(agent.json.tier).toBe('paid');
     expect((agent.json.balances as Record<string, unknown>).gradingSubscription).toMatchObject({ status: 'active', gradesRemaining: 4998 });
@@ -268,8 +272,19 @@ function subscriptionSuite(mode: StackMode) {
     const state = await waitFor(headers, (s) => s.status === 'active' && s.cancelAtPeriodEnd === true);
     expect(state).toMatchObject({ status: 'active', plan: 'grading_5000', gradesRemaining: 5000, cancelAtPeriodEnd: true });
     expect(await grade(agentId)).toBe('allowance');
-    expect((await me(headers)).gradesRemaining).toBe(4999);
+    expect((await waitFor(headers, (s) => s.gradesRemaining === 4999)).gradesRemaining).toBe(4999);
   }, 60_000);
+
+  it("a change made behind the gateway's back reaches GET /v1/subscriptions/me by billing's announcement, well within the TTL", async () => {
+    const { agentId, headers } = await newAgent();
+    expect(await me(headers)).toMatchObject({ status: 'none' }); // the gateway now keeps the agent's view
+    // A checkout link made through billing's own API: this gateway sees no write of the agent's.
+    await callUnary(billing, 'createSubscriptionCheckout', { agentId, plan: 'grading_5000', contactEmail: 'owner@example.com' }, { deadlineMs: 30_000 });
+    const changed = Date.now();
+    expect(await waitFor(headers, (s) => s.status === 'checkout_pending')).toMatchObject({ status: 'checkout_pending' });
+    // The gateway's TTL (10 s) did not pass: the announcement did it (outbox relay, then the bus).
+    expect(Date.now() - changed).toBeLessThan(8_000);
+  });
 
   it('answers 400 for a bad plan or no contact email, 404 for management without a subscription', async () => {
     const { headers } = await newAgent();

@@ -71,7 +71,7 @@ export async function startBillingService(options: {
   }
   const { prisma, close } = await openPrisma(PrismaClient, database);
 
-  await bus.ensureTopics([events.paymentConfirmationReceived.topic, events.balanceChanged.topic]);
+  await bus.ensureTopics([events.paymentConfirmationReceived.topic, events.balanceChanged.topic, events.subscriptionChanged.topic]);
   const relay = new OutboxRelay({ prisma, table: busTables('billing').outbox, bus, logger: logger.child({ component: 'billing-outbox' }) });
   relay.start();
   const { purchases, sandbox } = purchaseDepsFromConfig(config, prisma, logger, () => relay.nudge());

@@ -9,11 +9,15 @@
 //   exactly when the period is full (grading_allowance_exhausted) or there is none (subscription_required).
 // - a refund by grade id that comes before the grade's reservation leaves a refunded marker that counts nowhere,
 //   and the reservation that comes later is refused (grade_refunded), as is reserving a refunded grade again.
+// - a reader that keeps GET /v1/subscriptions/me's view (as the gateway does) is never left stale: whenever the
+//   view changes, billing announced a change for the agent (SubscriptionChanged or BalanceChanged in its outbox)
+//   or the view's holdsForMs had run out by the clock.
 // A batch of one op is sequential; a batch of 2-6 ops runs concurrently.
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { billingEventsV1, timestampFromDate } from '@cardlens/contracts';
+import { billingEventsV1, events, timestampFromDate } from '@cardlens/contracts';
 import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
 import { isAppError } from '@cardlens/errors';
 import { createLogger } from '@cardlens/telemetry';
@@ -23,6 +27,7 @@ import { PrismaClient } from '../src/db';
 import { defaultPricing, type Pricing } from '../src/domain/pricing';
 import { applySubscriptionConfirmation } from '../src/use-cases/apply-subscription-event';
 import { commitGrade, refundGrade, reserveGrade } from '../src/use-cases/grade-allowance';
+import { getSubscription } from '../src/use-cases/get-subscription';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const logger = createLogger('allowance-property', { write: () => {} });
@@ -54,7 +59,7 @@ const batchesArb = fc.array(
 function allowanceProperty(prisma: () => PrismaClient, numRuns: number) {
   let nextAgent = 1;
 
-  it('used + reserved <= granted in every period, each grade counted once, in the period current when reserved', async () => {
+  it('used + reserved <= granted in every period, each grade counted once, in the period current when reserved; a kept view is never stale unannounced', async () => {
     await fc.assert(
       fc.asyncProperty(batchesArb, async (batches) => {
         const agentId = nextAgent++;
@@ -90,6 +95,7 @@ function allowanceProperty(prisma: () => PrismaClient, numRuns: number) {
           occurredAt: timestampFromDate(periodStart),
         });
         await pay(periodStart);
+        let kept = await keptView(db, clock, agentId);
 
         const reservations = new Map<number, bigint>();
         /** Grades a refund was asked for, in an earlier batch or this one. */
@@ -147,6 +153,11 @@ function allowanceProperty(prisma: () => PrismaClient, numRuns: number) {
             if (op.type === 'reserve' && code === 'grade_refunded') expect(refundAsked.has(op.grade)).toBe(true);
           }
           await checkDatabase(db, agentId, at, before);
+          const fresh = await keptView(db, clock, agentId);
+          if (!isDeepStrictEqual(fresh.view, kept.view)) {
+            expect(fresh.announcements > kept.announcements || (kept.holdsUntil !== null && clock.now() >= kept.holdsUntil)).toBe(true);
+          }
+          kept = fresh;
         }
       }),
       {
@@ -156,6 +167,18 @@ function allowanceProperty(prisma: () => PrismaClient, numRuns: number) {
       },
     );
   });
+}
+
+/** What a reader keeps of the agent's subscription view, with the announcements made so far and how long it holds. */
+async function keptView(db: PrismaClient, clock: FakeClock, agentId: number) {
+  const { holdsForMs, ...view } = await getSubscription({ prisma: db, clock, pricing }, agentId);
+  const [row] = await db.$queryRawUnsafe<{ n: bigint }[]>(
+    `SELECT count(*) AS n FROM "billing"."outbox" WHERE key = $1 AND topic IN ($2, $3)`,
+    String(agentId),
+    events.subscriptionChanged.topic,
+    events.balanceChanged.topic,
+  );
+  return { view, announcements: Number(row?.n ?? 0), holdsUntil: holdsForMs > 0 ? new Date(clock.now().getTime() + holdsForMs) : null };
 }
 
 async function checkDatabase(db: PrismaClient, agentId: number, batchTime: Date, before: Set<bigint>): Promise<void> {

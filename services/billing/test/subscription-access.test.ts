@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { subscriptionState, type PeriodFacts, type SubscriptionFacts } from '../src/domain/subscription-access';
+import fc from 'fast-check';
+import { nextDeadline, subscriptionState, type PeriodFacts, type SubscriptionFacts } from '../src/domain/subscription-access';
 import { interpretSubscriptionEvent, isNewerSnapshot, snapshotRank } from '../src/domain/subscription-events';
 import { addMonthUtc, DAY_MS } from '../src/clock';
 
@@ -130,3 +131,49 @@ describe('subscription event ordering', () => {
     expect(interpretSubscriptionEvent({ ...event, object: { ...object, metadata: {} } }, 'production')).toMatchObject({ kind: 'ignored' });
   });
 });
+
+describe('nextDeadline (how long a derived state holds without a write)', () => {
+  // Times are whole hours around t0, so random facts often share, straddle and coincide with deadlines.
+  const hour = fc.integer({ min: -24 * 40, max: 24 * 40 }).map((h) => after(t0, h * 3600_000));
+  const maybeHour = fc.option(hour, { nil: null });
+  const facts = fc.record({
+    plan: fc.constantFrom('grading_5000', 'grading_10000'),
+    providerStatus: fc.constantFrom('trialing', 'active', 'past_due', 'canceled', 'incomplete_expired', 'incomplete'),
+    trialStart: maybeHour,
+    trialEnd: maybeHour,
+    currentPeriodEnd: maybeHour,
+    cancelAtPeriodEnd: fc.boolean(),
+    endedAt: maybeHour,
+    cancellationReason: fc.constantFrom(null, 'cancellation_requested', 'payment_failed', 'payment_disputed'),
+    pendingPlan: fc.constantFrom(null, 'grading_10000'),
+    pendingPlanEffectiveAt: maybeHour,
+  }).map((f): SubscriptionFacts => ({ id: 'sub_p', ...f }));
+  const periodArb = fc.record({ start: hour, days: fc.integer({ min: 1, max: 31 }), paidAfterH: fc.integer({ min: -2, max: 48 }), used: fc.nat(5), reserved: fc.nat(5) }).map(
+    ({ start, days, paidAfterH, used, reserved }, ): PeriodFacts => ({ id: 1n, plan: 'grading_5000', granted: 10, used, reserved, periodStart: start, periodEnd: after(start, days * DAY_MS), paidAt: after(start, paidAfterH * 3600_000) }),
+  );
+
+  it('the state read at `now` is the state at every instant before nextDeadline (property)', () => {
+    fc.assert(
+      fc.property(fc.option(facts, { nil: null }), fc.array(periodArb, { maxLength: 3 }), maybeHour, hour, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 4 }), (subscription, periods, checkoutExpiresAt, now, fractions) => {
+        const at = (t: Date) => subscriptionState({ now: t, subscription, periods, checkoutOpen: checkoutExpiresAt !== null && checkoutExpiresAt > t });
+        const read = at(now);
+        const deadline = nextDeadline({ now, subscription, periods, checkoutExpiresAt: checkoutExpiresAt !== null && checkoutExpiresAt > now ? checkoutExpiresAt : null });
+        if (deadline) expect(deadline.getTime()).toBeGreaterThan(now.getTime());
+        // Without a deadline ahead the state holds for good; sample up to 90 days out.
+        const horizon = deadline ? deadline.getTime() - now.getTime() - 1 : 90 * DAY_MS;
+        for (const f of [...fractions, 1]) expect(at(after(now, Math.floor(f * horizon)))).toEqual(read);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('a trial holds until its end; an active period until its end or an earlier scheduled change', () => {
+    expect(nextDeadline({ now: after(t0, 1000), subscription: trialing(), periods: [], checkoutExpiresAt: null })).toEqual(trialEnd);
+    const paid = period(trialEnd);
+    const change = after(trialEnd, 10 * DAY_MS);
+    expect(nextDeadline({ now: after(trialEnd, 2 * 3600_000), subscription: trialing({ providerStatus: 'active', currentPeriodEnd: paid.periodEnd }), periods: [paid], checkoutExpiresAt: null })).toEqual(paid.periodEnd);
+    expect(nextDeadline({ now: after(trialEnd, 2 * 3600_000), subscription: trialing({ providerStatus: 'active', pendingPlan: 'grading_10000', pendingPlanEffectiveAt: change }), periods: [paid], checkoutExpiresAt: null })).toEqual(change);
+    expect(nextDeadline({ now: t0, subscription: null, periods: [], checkoutExpiresAt: null })).toBeNull();
+  });
+});
+

@@ -32,7 +32,7 @@ export const gatewayConfigSchema = z.object({
    * balance then, so this only bounds staleness while announcements are not arriving. Without the bus (no
    * KAFKA_BROKERS in its own process) the gateway keeps no copy.
    */
-  BALANCE_CACHE_TTL_MS: env.int(10000).pipe(z.number().int().min(0).max(300000)),
+  BILLING_VIEW_TTL_MS: env.int(10000).pipe(z.number().int().min(0).max(300000)),
   // The bus, for billing's balance announcements: KAFKA_BROKERS (the embedded mode hands in its in-process bus),
   // TLS, SASL.
   ...kafkaConnectionFields,

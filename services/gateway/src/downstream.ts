@@ -2,7 +2,7 @@ import { accountsV1, billingSandboxV1, billingV1, commonV1, dateFromTimestamp, g
 import { callUnary, createClient } from '@cardlens/grpc-kit';
 import { LRUCache } from 'lru-cache';
 import { ApiKeyCache } from './api-key-cache';
-import { BalanceView } from './balance-view';
+import { AgentView } from './agent-view';
 
 /** The gateway's view of the services behind it: one function per use case it calls, over gRPC. */
 export interface AgentIdentity {
@@ -92,8 +92,8 @@ export interface DownstreamOptions {
   gradeDeadlineMs: number;
   /** How long an API key's agent is remembered (0: asked every time). */
   authCacheTtlMs?: number;
-  /** The longest a remembered balance is used without a change announcement (0: asked every time). */
-  balanceCacheTtlMs?: number;
+  /** The longest a remembered balance or subscription view is used without a change announcement (0: asked every time). */
+  billingViewTtlMs?: number;
 }
 
 /**
@@ -135,9 +135,13 @@ export function createDownstream(options: DownstreamOptions) {
   );
 
   const getBalance = (agentId: number): Promise<{ credits: number; hasPurchased: boolean }> => callUnary(billing, 'getBalance', { agentId }, deadline);
-  const balances = new BalanceView(async (agentId) => (await getBalance(agentId)).credits, {
-    ttlMs: options.balanceCacheTtlMs ?? 0,
+  const billingViewTtlMs = options.billingViewTtlMs ?? 0;
+  const balances = new AgentView('balance', async (agentId) => (await getBalance(agentId)).credits, { ttlMs: billingViewTtlMs, maxEntries: 50_000 });
+  // Kept no longer than billing says the answer holds: a trial, period or checkout deadline changes it unannounced.
+  const subscriptions = new AgentView('subscription', (agentId) => callUnary(billing, 'getSubscription', { agentId }, deadline), {
+    ttlMs: billingViewTtlMs,
     maxEntries: 50_000,
+    holdsForMs: (answer) => answer.holdsForMs,
   });
   const finishedScans = new LRUCache<string, scansV1.ScanResult>({ max: FINISHED_SCANS_KEPT });
 
@@ -165,20 +169,33 @@ export function createDownstream(options: DownstreamOptions) {
     /** The balance as billing holds it now (writes that need it fresh); reads use readCredits. */
     getBalance,
 
-    /** The balance reads report (X-Credits-Remaining), through the balance view (BALANCE_CACHE_TTL_MS). */
+    /** The balance reads report (X-Credits-Remaining), through the balance copy (BILLING_VIEW_TTL_MS). */
     readCredits: (agentId: number): Promise<number> => balances.get(agentId),
 
-    /** Billing announced a change to the agent's balance, or this gateway made one: the next read asks billing. */
-    forgetCredits: (agentId: number): void => balances.forget(agentId),
+    /**
+     * Billing announced a change to the agent's balance (which the subscription view also shows), or this gateway
+     * finished one of the agent's writes: the next reads ask billing.
+     */
+    forgetAgentViews(agentId: number): void {
+      balances.forget(agentId);
+      subscriptions.forget(agentId);
+    },
 
+    /** Billing announced a subscription change (agentId), or that its clock jumped (every agent). */
+    forgetSubscription(agentId: number | 'every-agent'): void {
+      if (agentId === 'every-agent') subscriptions.forgetAll();
+      else subscriptions.forget(agentId);
+    },
+
+    /** Through the subscription view (BILLING_VIEW_TTL_MS, and no longer than billing says it holds). */
     async getSubscription(agentId: number): Promise<GradingSubscriptionView> {
-      const { subscription } = await callUnary(billing, 'getSubscription', { agentId }, deadline);
+      const { subscription } = await subscriptions.get(agentId);
       return toGradingSubscription(subscription);
     },
 
     /** GET /v1/subscriptions/me: the prepaid balance and the grading subscription from one billing read. */
     async getSubscriptionBalance(agentId: number): Promise<{ prepaidCredits: number; gradingSubscription: GradingSubscriptionView }> {
-      const { subscription } = await callUnary(billing, 'getSubscription', { agentId }, deadline);
+      const { subscription } = await subscriptions.get(agentId);
       return { prepaidCredits: subscription?.prepaidCredits ?? 0, gradingSubscription: toGradingSubscription(subscription) };
     },
 

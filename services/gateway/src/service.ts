@@ -1,7 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import type { Bus } from '@cardlens/bus';
 import { events } from '@cardlens/contracts';
 import type { Logger } from '@cardlens/telemetry';
@@ -9,7 +8,7 @@ import { createApp } from './app';
 import type { GatewayConfig } from './config';
 import { createDownstream } from './downstream';
 import { answerWhileStarting, applyServerLimits } from './http/edge';
-import { createRateLimiters } from './http/rate-limits';
+import { createLimitsRedis, createRateLimiters } from './http/rate-limits';
 
 /** The gateway's bound HTTP server before the app is attached: lets a caller learn the base URL first. */
 export interface GatewayListener {
@@ -66,7 +65,7 @@ export interface RunningGateway {
  */
 export async function startGateway(options: { config: GatewayConfig; logger: Logger; listener?: GatewayListener; bus?: Bus }): Promise<RunningGateway> {
   const { config, logger, bus } = options;
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+  const redis = config.REDIS_URL ? createLimitsRedis(config.REDIS_URL) : undefined;
   const limiters = createRateLimiters(
     {
       perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
@@ -87,18 +86,30 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
     scanCreateDeadlineMs: config.SCAN_CREATE_DEADLINE_MS,
     gradeDeadlineMs: config.GRADE_DEADLINE_MS,
     authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
-    balanceCacheTtlMs: bus ? config.BALANCE_CACHE_TTL_MS : 0,
+    billingViewTtlMs: bus ? config.BILLING_VIEW_TTL_MS : 0,
   });
-  // Every replica must hear every announcement, so each has a group of its own, starting at the newest message
-  // (its copy starts empty). Forgetting is idempotent, so a redelivery is harmless.
+  // Every replica must hear every announcement, so each has groups of its own, starting at the newest message
+  // (its copies start empty). Forgetting is idempotent, so a redelivery is harmless.
+  const replica = `${hostname()}-${randomUUID().slice(0, 8)}`;
   const announcements = bus
-    ? await bus.subscribe({
-        topic: events.balanceChanged.topic,
-        groupId: `gateway-balances-${hostname()}-${randomUUID().slice(0, 8)}`,
-        startFrom: 'latest',
-        handler: async (message) => downstream.forgetCredits(events.balanceChanged.decode(message.value).agentId),
-      })
-    : undefined;
+    ? [
+        await bus.subscribe({
+          topic: events.balanceChanged.topic,
+          groupId: `gateway-balances-${replica}`,
+          startFrom: 'latest',
+          handler: async (message) => downstream.forgetAgentViews(events.balanceChanged.decode(message.value).agentId),
+        }),
+        await bus.subscribe({
+          topic: events.subscriptionChanged.topic,
+          groupId: `gateway-subscriptions-${replica}`,
+          startFrom: 'latest',
+          handler: async (message) => {
+            const change = events.subscriptionChanged.decode(message.value);
+            downstream.forgetSubscription(change.everyAgent ? 'every-agent' : change.agentId);
+          },
+        }),
+      ]
+    : [];
 
   // The base URL is only known after listen() when the port is 0 (tests, embedded mode).
   const listener = options.listener ?? (await listenGateway(config));
@@ -121,7 +132,7 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await announcements?.stop();
+      await Promise.all(announcements.map((subscription) => subscription.stop()));
       downstream.close();
       redis?.disconnect();
     },

@@ -136,3 +136,18 @@ export function subscriptionState(input: {
   // The trial deadline or a renewal passed without a confirmed payment: no access until one is confirmed.
   return { ...base, status: 'past_due', unlimitedGrading: false, period: null, gradesRemaining: 0, accessEndsAt: null };
 }
+
+/**
+ * The next instant after `now` at which subscriptionState could answer differently with no row written: the
+ * earliest future timestamp among those it compares with the clock (trial, period, payment, end and plan-change
+ * times, an open checkout's expiry). null when none lies ahead. A reader may keep a derived answer until then.
+ */
+export function nextDeadline(input: { now: Date; subscription: SubscriptionFacts | null; periods: readonly PeriodFacts[]; checkoutExpiresAt: Date | null }): Date | null {
+  const { now, subscription: s } = input;
+  const candidates: (Date | null)[] = [input.checkoutExpiresAt];
+  if (s) candidates.push(s.trialStart, s.trialEnd, s.currentPeriodEnd, s.endedAt, s.pendingPlanEffectiveAt);
+  for (const p of input.periods) candidates.push(p.periodStart, p.periodEnd, p.paidAt);
+  let next: Date | null = null;
+  for (const at of candidates) if (at && at > now && (!next || at < next)) next = at;
+  return next;
+}

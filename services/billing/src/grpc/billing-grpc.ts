@@ -135,9 +135,10 @@ export function billingGrpcService(deps: BillingGrpcDeps): GrpcService {
       const view = await confirmCheckoutSession(deps.purchases, request.checkoutSessionId);
       return { ...view, state: checkoutStateToProto[view.state] };
     }),
-    getSubscription: unaryHandler<billingV1.GetSubscriptionRequest, billingV1.GetSubscriptionResponse>(async (request) => ({
-      subscription: balanceToProto(await getSubscription(deps, request.agentId)),
-    })),
+    getSubscription: unaryHandler<billingV1.GetSubscriptionRequest, billingV1.GetSubscriptionResponse>(async (request) => {
+      const view = await getSubscription(deps, request.agentId);
+      return { subscription: balanceToProto(view), holdsForMs: view.holdsForMs };
+    }),
     createSubscriptionCheckout: unaryHandler<billingV1.CreateSubscriptionCheckoutRequest, billingV1.CreateSubscriptionCheckoutResponse>(async (request) => {
       const result = await createSubscriptionCheckout(deps.purchases, { agentId: request.agentId, plan: request.plan, contactEmail: request.contactEmail });
       switch (result.kind) {

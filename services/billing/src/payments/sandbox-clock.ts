@@ -1,5 +1,6 @@
 import type { Clock } from '../clock';
 import type { Prisma, PrismaClient } from '../db';
+import { announceEveryAgentsSubscriptionChange } from '../domain/subscription-changes';
 
 const CLOCK_ID = 'sandbox_clock';
 
@@ -29,6 +30,10 @@ export class SandboxClock implements Clock {
   async advance(ms: number): Promise<void> {
     this.offsetMs += ms;
     const data = { offset_ms: this.offsetMs } as Prisma.InputJsonValue;
-    await this.prisma.sandboxObject.upsert({ where: { id: CLOCK_ID }, create: { id: CLOCK_ID, type: 'test_clock', data }, update: { data } });
+    // Deadlines passed by the jump change agents' derived status with no row written, so readers drop every copy.
+    await this.prisma.$transaction(async (tx) => {
+      await tx.sandboxObject.upsert({ where: { id: CLOCK_ID }, create: { id: CLOCK_ID, type: 'test_clock', data }, update: { data } });
+      await announceEveryAgentsSubscriptionChange(tx);
+    });
   }
 }

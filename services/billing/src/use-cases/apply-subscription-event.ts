@@ -3,6 +3,7 @@ import type { Logger } from '@cardlens/telemetry';
 import type { Clock } from '../clock';
 import type { Prisma } from '../db';
 import type { Pricing } from '../domain/pricing';
+import { announceSubscriptionChange } from '../domain/subscription-changes';
 import { isNewerSnapshot, snapshotRank } from '../domain/subscription-events';
 import type { ProviderSubscription } from '../payments/provider';
 
@@ -24,9 +25,11 @@ export interface ApplyDeps {
  * - invoice paid with an amount: one allowance period per invoice (unique), access from the moment it is
  *   processed by our clock; a $0 invoice (the trial's) grants nothing;
  * - invoice payment failed: logged; access already stops by our clock at the trial or period end.
+ * Each one is announced (SubscriptionChanged) in the same transaction, even one that turns out to change nothing.
  */
 export async function applySubscriptionConfirmation(tx: Prisma.TransactionClient, deps: ApplyDeps, c: Confirmation): Promise<void> {
   const occurredAt = dateOf(c.occurredAt) ?? deps.clock.now();
+  await announceSubscriptionChange(tx, c.agentId);
   switch (c.providerEventType) {
     case 'checkout.session.completed': {
       const checkout = c.checkoutId ? await tx.subscriptionCheckout.findUnique({ where: { id: c.checkoutId } }) : null;

@@ -1,5 +1,6 @@
 import { AppError } from '@cardlens/errors';
 import { planPriceAt } from '../domain/pricing';
+import { announceSubscriptionChange } from '../domain/subscription-changes';
 import { billingUnavailable, requirePlan } from './subscription-rules';
 import { loadSubscriptionState } from './load-subscription-state';
 import { planPriceId } from './plan-prices';
@@ -43,9 +44,12 @@ export async function changePlan(deps: PurchaseDeps, request: { agentId: number;
       idempotencyKey: `plan-change:${subscription.id}:${plan.key}:${changeAt.getTime()}`,
     });
     // Stamped with our time so an older provider snapshot arriving late does not undo it.
-    await deps.prisma.subscription.update({
-      where: { id: subscription.id },
-      data: { pendingPlan: plan.key, pendingPlanEffectiveAt: changeAt, scheduleId: schedule.id, stateVersion: maxDate(subscription.stateVersion, now) },
+    await deps.prisma.$transaction(async (tx) => {
+      await tx.subscription.update({
+        where: { id: subscription.id },
+        data: { pendingPlan: plan.key, pendingPlanEffectiveAt: changeAt, scheduleId: schedule.id, stateVersion: maxDate(subscription.stateVersion, now) },
+      });
+      await announceSubscriptionChange(tx, request.agentId);
     });
   } catch (error) {
     return billingUnavailable(error);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@cardlens/errors';
 import { planPriceAt, type PlanConfig } from '../domain/pricing';
+import { announceSubscriptionChange } from '../domain/subscription-changes';
 import { subscriptionMetadata } from '../domain/subscription-events';
 import { changePlan } from './change-plan';
 import { createPortalSession } from './create-portal-session';
@@ -51,7 +52,7 @@ export async function createSubscriptionCheckout(deps: PurchaseDeps, request: { 
       }
       if (holder.state === 'open' || now - holder.createdAt.getTime() > STALE_CREATING_MS) {
         // Expired, about to, or left by a crash mid-creation: retire it and release the trial it claimed.
-        await deps.prisma.$transaction((tx) => retireCheckout(tx, holder.id));
+        await deps.prisma.$transaction((tx) => retireCheckout(tx, holder));
         continue;
       }
       if (holder.plan !== plan.key) throw new AppError('checkout_pending', `A checkout for ${holder.plan} is being created.`);
@@ -70,8 +71,11 @@ async function claimSlotAndCreate(deps: PurchaseDeps, agentId: number, plan: Pla
   const expiresAt = new Date(now.getTime() + deps.checkoutTtlMs);
   const priceCents = planPriceAt(plan, now);
   try {
-    await deps.prisma.subscriptionCheckout.create({
-      data: { id, agentId, plan: plan.key, priceCents, trialDays: 0, provider: deps.provider.name, state: 'creating', openSlot: slot, expiresAt },
+    await deps.prisma.$transaction(async (tx) => {
+      await tx.subscriptionCheckout.create({
+        data: { id, agentId, plan: plan.key, priceCents, trialDays: 0, provider: deps.provider.name, state: 'creating', openSlot: slot, expiresAt },
+      });
+      await announceSubscriptionChange(tx, agentId);
     });
   } catch (error) {
     if ((error as { code?: string }).code === 'P2002') return undefined;
@@ -94,16 +98,20 @@ async function claimSlotAndCreate(deps: PurchaseDeps, agentId: number, plan: Pla
       successUrl: `${deps.publicBaseUrl}/checkout/subscribed?session_id={CHECKOUT_SESSION_ID}`,
       cancelUrl: `${deps.publicBaseUrl}/checkout/cancelled?plan=${encodeURIComponent(plan.key)}`,
     });
-    await deps.prisma.subscriptionCheckout.update({
-      where: { id },
-      data: { state: 'open', trialDays, providerSessionId: session.id, url: session.url, expiresAt: session.expiresAt },
+    await deps.prisma.$transaction(async (tx) => {
+      await tx.subscriptionCheckout.update({
+        where: { id },
+        data: { state: 'open', trialDays, providerSessionId: session.id, url: session.url, expiresAt: session.expiresAt },
+      });
+      await announceSubscriptionChange(tx, agentId);
     });
     return { kind: 'checkout', checkoutUrl: session.url ?? '', plan: plan.key, expiresAt: session.expiresAt, trialDays };
   } catch (error) {
-    await deps.prisma.$transaction([
-      deps.prisma.subscriptionCheckout.deleteMany({ where: { id, state: 'creating' } }),
-      deps.prisma.trialUse.deleteMany({ where: { checkoutId: id, startedAt: null } }),
-    ]);
+    await deps.prisma.$transaction(async (tx) => {
+      await tx.subscriptionCheckout.deleteMany({ where: { id, state: 'creating' } });
+      await tx.trialUse.deleteMany({ where: { checkoutId: id, startedAt: null } });
+      await announceSubscriptionChange(tx, agentId);
+    });
     return billingUnavailable(error);
   }
 }

@@ -24,6 +24,8 @@ export interface SubscriptionView {
   cancelAtPeriodEnd: boolean;
   pendingPlan: string | null;
   pendingPlanEffectiveAt: Date | null;
+  /** How long (ms of billing's clock) this view holds unless something is written; 0: no deadline ahead. */
+  holdsForMs: number;
 }
 
 /** GET /v1/subscriptions/me (and the balances of GET /v1/agents/me): prepaid credits and the grading subscription. */
@@ -31,7 +33,7 @@ export async function getSubscription(
   deps: { prisma: PrismaClient; clock: Clock; pricing: { plans: { key: string; gradesPerMonth: number }[] } },
   agentId: number,
 ): Promise<SubscriptionView> {
-  const [balance, { state }] = await Promise.all([getBalance(deps, agentId), loadSubscriptionState(deps.prisma, deps.clock, agentId)]);
+  const [balance, { state, now, changesAt }] = await Promise.all([getBalance(deps, agentId), loadSubscriptionState(deps.prisma, deps.clock, agentId)]);
   const plan = state.plan ? deps.pricing.plans.find((p) => p.key === state.plan) : undefined;
   return {
     prepaidCredits: balance.credits,
@@ -50,5 +52,6 @@ export async function getSubscription(
     cancelAtPeriodEnd: state.cancelAtPeriodEnd,
     pendingPlan: state.pendingPlan,
     pendingPlanEffectiveAt: state.pendingPlanEffectiveAt,
+    holdsForMs: changesAt ? Math.max(1, changesAt.getTime() - now.getTime()) : 0,
   };
 }

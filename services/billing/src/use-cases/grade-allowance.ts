@@ -2,6 +2,7 @@ import { AppError } from '@cardlens/errors';
 import type { Clock } from '../clock';
 import type { PrismaClient } from '../db';
 import { retryOnIdempotencyRace } from '../domain/ledger';
+import { announceSubscriptionChange } from '../domain/subscription-changes';
 import { loadSubscriptionState } from './load-subscription-state';
 
 export interface GradeAllowanceDeps {
@@ -64,6 +65,7 @@ export async function reserveGrade(deps: GradeAllowanceDeps, request: { agentId:
       const r = await tx.gradeReservation.create({
         data: { agentId: request.agentId, gradeId: request.gradeId, source: 'allowance', allowanceId: periodId, subscriptionId: subscription.id, state: 'reserved' },
       });
+      await announceSubscriptionChange(tx, request.agentId);
       const period = await tx.allowancePeriod.findUniqueOrThrow({ where: { id: periodId } });
       return { reservationId: r.id, source: 'allowance', gradesCharged: 1, gradesRemaining: period.granted - period.used - period.reserved };
     }),
@@ -80,6 +82,7 @@ export async function commitGrade(deps: GradeAllowanceDeps, request: { agentId: 
     const { count } = await tx.gradeReservation.updateMany({ where: { id: reservation.id, state: 'reserved' }, data: { state: 'committed', settledAt: deps.clock.now() } });
     if (count === 1 && reservation.allowanceId !== null) {
       await tx.$executeRaw`UPDATE "billing"."allowance_periods" SET "reserved" = "reserved" - 1, "used" = "used" + 1 WHERE "id" = ${reservation.allowanceId}`;
+      await announceSubscriptionChange(tx, request.agentId);
     }
   });
 }
@@ -111,6 +114,7 @@ export async function refundGrade(deps: GradeAllowanceDeps, request: { agentId: 
     if (count === 1 && reservation.allowanceId !== null) {
       if (from === 'reserved') await tx.$executeRaw`UPDATE "billing"."allowance_periods" SET "reserved" = "reserved" - 1 WHERE "id" = ${reservation.allowanceId}`;
       else await tx.$executeRaw`UPDATE "billing"."allowance_periods" SET "used" = "used" - 1 WHERE "id" = ${reservation.allowanceId}`;
+      await announceSubscriptionChange(tx, request.agentId);
     }
     return { gradesRefunded: refunded };
   }));

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient, Subscription } from '../db';
-import { subscriptionState, type PeriodFacts, type SubscriptionState } from '../domain/subscription-access';
+import { nextDeadline, subscriptionState, type PeriodFacts, type SubscriptionState } from '../domain/subscription-access';
 import type { Clock } from '../clock';
 
 type Client = PrismaClient | Prisma.TransactionClient;
@@ -9,6 +9,8 @@ export interface LoadedSubscription {
   /** The agent's current (newest) provider subscription, if any. */
   subscription: Subscription | null;
   now: Date;
+  /** When `state` next changes by the clock alone (nextDeadline); null: not by the clock. */
+  changesAt: Date | null;
 }
 
 /** An agent's newest subscription: the current one (a returning subscriber's old ones stay for the record). */
@@ -21,10 +23,15 @@ export async function loadSubscriptionState(client: Client, clock: Clock, agentI
   const now = clock.now();
   const [subscription, checkout] = await Promise.all([
     currentSubscriptionOf(client, agentId),
-    client.subscriptionCheckout.findFirst({ where: { agentId, state: { in: ['creating', 'open'] }, expiresAt: { gt: now } }, select: { id: true } }),
+    client.subscriptionCheckout.findFirst({ where: { agentId, state: { in: ['creating', 'open'] }, expiresAt: { gt: now } }, select: { expiresAt: true } }),
   ]);
   const periods: PeriodFacts[] = subscription
     ? await client.allowancePeriod.findMany({ where: { subscriptionId: subscription.id, periodEnd: { gt: now } }, orderBy: { periodStart: 'desc' }, take: 4 })
     : [];
-  return { state: subscriptionState({ now, subscription, periods, checkoutOpen: checkout !== null }), subscription, now };
+  return {
+    state: subscriptionState({ now, subscription, periods, checkoutOpen: checkout !== null }),
+    subscription,
+    now,
+    changesAt: nextDeadline({ now, subscription, periods, checkoutExpiresAt: checkout?.expiresAt ?? null }),
+  };
 }

@@ -38,7 +38,7 @@ export async function recordSubscriptionEvent(
 
   if (meaning.kind === 'checkout_expired') {
     const checkout = await tx.subscriptionCheckout.findUnique({ where: { providerSessionId: meaning.checkoutSessionId } });
-    if (checkout) await retireCheckout(tx, checkout.id);
+    if (checkout) await retireCheckout(tx, checkout);
   }
   if (meaning.kind === 'trial_will_end') {
     logger.info({ agentId: meaning.agentId, subscriptionId: meaning.subscriptionId, trialEnd: meaning.trialEnd?.toISOString() }, 'subscription trial ends in about three days');

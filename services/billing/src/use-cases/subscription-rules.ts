@@ -1,6 +1,7 @@
 import { AppError } from '@cardlens/errors';
 import { findPlan, type PlanConfig, type Pricing } from '../domain/pricing';
 import type { Prisma } from '../db';
+import { announceSubscriptionChange } from '../domain/subscription-changes';
 import { PaymentProviderError } from '../payments/provider';
 
 // What the subscription use cases (checkout, portal, change-plan, cancel) answer alike.
@@ -27,7 +28,9 @@ export function billingUnavailable(error: unknown): never {
  * trial it claimed if the trial never started. Used when a new checkout replaces it and on the provider's
  * checkout.session.expired.
  */
-export async function retireCheckout(tx: Prisma.TransactionClient, checkoutId: string): Promise<void> {
-  await tx.subscriptionCheckout.updateMany({ where: { id: checkoutId, state: { in: ['creating', 'open'] } }, data: { state: 'expired', openSlot: null } });
+export async function retireCheckout(tx: Prisma.TransactionClient, checkout: { id: string; agentId: number }): Promise<void> {
+  const checkoutId = checkout.id;
+  const { count } = await tx.subscriptionCheckout.updateMany({ where: { id: checkoutId, state: { in: ['creating', 'open'] } }, data: { state: 'expired', openSlot: null } });
+  if (count > 0) await announceSubscriptionChange(tx, checkout.agentId);
   await tx.trialUse.deleteMany({ where: { checkoutId, startedAt: null } });
 }

@@ -7,7 +7,7 @@ export interface AuthenticatedLocals {
   agent: AgentIdentity;
   rateLimitPolicy: string;
   /**
-   * GET only: the balance from the gateway's balance view (billing on a miss), started the moment the key is known
+   * GET only: the balance from the gateway's copy (agent-view.ts) (billing on a miss), started the moment the key is known
    * so that a miss overlaps the route's own call instead of following it. A read reports the balance as it stood
    * at its last change; a write reports it after the write (from the write's own answer or a read that follows it).
    */
@@ -25,7 +25,7 @@ export function authenticate(downstream: Downstream, limiters: RateLimiters, opt
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const agent = await downstream.authenticateApiKey(presentedApiKey(req));
     await consumeOrThrow(limiters.perKey, `agent:${agent.agentId}`, res);
-    if (req.method !== 'GET' && req.method !== 'HEAD') res.once('close', () => downstream.forgetCredits(agent.agentId));
+    if (req.method !== 'GET' && req.method !== 'HEAD') res.once('close', () => downstream.forgetAgentViews(agent.agentId));
     const balance = req.method === 'GET' && !options.readsOwnBalance ? downstream.readCredits(agent.agentId) : undefined;
     // A route that fails before it answers never awaits the read: its failure must not surface as unhandled.
     balance?.catch(() => undefined);

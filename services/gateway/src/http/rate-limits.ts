@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '@cardlens/telemetry';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '@cardlens/errors';
@@ -35,6 +35,17 @@ export interface NamedLimiter {
 export interface RateLimitHeaderSink {
   getHeader(name: string): unknown;
   setHeader(name: string, value: string): unknown;
+}
+
+/**
+ * The gateway's Redis connection for the limits. Commands fail at once while Redis is away (no offline queue, so
+ * the insurance limiter takes over instead of requests waiting), and concurrent requests' commands go out
+ * together: auto-pipelining sends everything issued in one event-loop turn as one write, which multiplies the
+ * throughput of the per-key limit that every authenticated request consumes (each command is still atomic, so
+ * the counts are exactly as without it).
+ */
+export function createLimitsRedis(url: string, options: Partial<RedisOptions> = {}): Redis {
+  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true, ...options });
 }
 
 /**

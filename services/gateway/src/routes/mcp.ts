@@ -27,7 +27,7 @@ export function mcpRoutes(app: AppContext, logger: Logger): Router {
         caller = agent;
         await consumeOrThrow(app.limiters.perKey, `agent:${agent.agentId}`, res);
         // A tool call may move the balance (grade_card): the agent's next REST read asks billing again.
-        res.once('close', () => app.downstream.forgetCredits(agent.agentId));
+        res.once('close', () => app.downstream.forgetAgentViews(agent.agentId));
         res.setHeader('X-RateLimit-Policy', app.limiters.perKey.policy);
       } else {
         await consumeOrThrow(app.limiters.open, ip, res);

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { isAppError } from '@cardlens/errors';
 import { createLogger } from '@cardlens/telemetry';
 import { describeWithInfra, infraUrls, uniqueRedisPrefix, deleteRedisKeys } from '@cardlens/testing';
-import { consumeOrThrow, createRateLimiters } from '../../src/http/rate-limits';
+import { consumeOrThrow, createLimitsRedis, createRateLimiters } from '../../src/http/rate-limits';
 
 // Rate limits on Redis, and what happens when Redis does not answer: the limits are still enforced (per
 // replica, in memory), the switch is logged once, and store() says so (GET /readyz shows rateLimits: degraded).
@@ -34,7 +34,7 @@ describe('rate limits when Redis does not answer', () => {
     const lines: string[] = [];
     const logger = createLogger('rate-limit-test', { write: (line: string) => void lines.push(line) });
     // Nothing listens on port 1: every connection attempt fails.
-    const redis = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    const redis = createLimitsRedis('redis://127.0.0.1:1', { retryStrategy: () => 50 });
     clients.push(redis);
     const limiters = createRateLimiters(settings, redis, uniqueRedisPrefix('rl-down'), logger);
     await until(() => limiters.store() === 'degraded');
@@ -58,8 +58,8 @@ describeWithInfra('redis', 'rate limits on Redis', () => {
   });
 
   it('are shared (two replicas draw on one count) and reported ok', async () => {
-    const a = new Redis(infraUrls().redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-    const b = new Redis(infraUrls().redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    const a = createLimitsRedis(infraUrls().redisUrl);
+    const b = createLimitsRedis(infraUrls().redisUrl);
     clients.push(a, b);
     const one = createRateLimiters(settings, a, prefix);
     const two = createRateLimiters(settings, b, prefix);
@@ -67,5 +67,19 @@ describeWithInfra('redis', 'rate limits on Redis', () => {
     expect(await rejected(consumeOrThrow(one.perKey, 'agent-2'))).toBeUndefined();
     expect(await rejected(consumeOrThrow(two.perKey, 'agent-2'))).toBeUndefined();
     expect(await rejected(consumeOrThrow(one.perKey, 'agent-2'))).toBe('rate_limited');
+  });
+
+  it('count exactly under concurrency: 60 requests at once from two replicas, limit 25, exactly 25 pass', async () => {
+    const a = createLimitsRedis(infraUrls().redisUrl);
+    const b = createLimitsRedis(infraUrls().redisUrl);
+    clients.push(a, b);
+    const many = { ...settings, perKeyPerMinute: 25 };
+    const one = createRateLimiters(many, a, prefix);
+    const two = createRateLimiters(many, b, prefix);
+    await until(() => one.store() === 'ok' && two.store() === 'ok');
+    // Issued in one turn of the event loop, so each replica's commands go to Redis as one pipeline.
+    const outcomes = await Promise.all(Array.from({ length: 60 }, (_, i) => rejected(consumeOrThrow((i % 2 ? one : two).perKey, 'agent-3'))));
+    expect(outcomes.filter((o) => o === undefined)).toHaveLength(25);
+    expect(outcomes.filter((o) => o === 'rate_limited')).toHaveLength(35);
   });
 });

@@ -8,7 +8,7 @@ import { createRateLimiters } from '../../src/http/rate-limits';
 
 /**
  * The gateway app over real HTTP on a loopback port, in front of a fake downstream (route tests): started before
- * the file's tests, closed after them. `origin` is readable once the tests run. A fake without a balance view
+ * the file's tests, closed after them. `origin` is readable once the tests run. A fake without the balance copy
  * reads every balance through its getBalance (the gateway without the bus).
  */
 export function useTestGateway(downstream: Downstream, options: { perKeyPerMinute?: number; logger?: Logger } = {}): { readonly origin: string } {
@@ -18,7 +18,7 @@ export function useTestGateway(downstream: Downstream, options: { perKeyPerMinut
     const limiters = createRateLimiters({ perKeyPerMinute: options.perKeyPerMinute ?? 1000, registrationAttemptsPerHour: 10, newAgentsPerDay: 10, openPerMinute: 1000 }, undefined, 'test');
     const logger = options.logger ?? createLogger('gateway-test', { write: () => undefined });
     const withBalances: Downstream = Object.assign(
-      { readCredits: async (agentId: number) => (await downstream.getBalance(agentId)).credits, forgetCredits: () => undefined },
+      { readCredits: async (agentId: number) => (await downstream.getBalance(agentId)).credits, forgetAgentViews: () => undefined },
       downstream,
     );
     server = createServer(createApp({ downstream: withBalances, limiters, baseUrl: 'http://gateway.test', trustProxyHops: 0, logger, images: {} as never }));

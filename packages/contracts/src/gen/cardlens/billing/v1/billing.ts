@@ -390,7 +390,16 @@ export interface GetSubscriptionRequest {
 }
 
 export interface GetSubscriptionResponse {
-  subscription?: SubscriptionBalance | undefined;
+  subscription?:
+    | SubscriptionBalance
+    | undefined;
+  /**
+   * How long, in milliseconds of billing's clock, this answer stays true if nothing is written: until the next
+   * deadline that changes the derived status by time alone (a trial, period, access or checkout end, a
+   * scheduled plan change). 0 when no such deadline is ahead. Writes are announced by SubscriptionChanged
+   * and BalanceChanged, so a reader may keep the answer for this long and drop it on those events.
+   */
+  holdsForMs: number;
 }
 
 export interface CreateSubscriptionCheckoutRequest {
@@ -3700,13 +3709,16 @@ export const GetSubscriptionRequest: MessageFns<GetSubscriptionRequest> = {
 };
 
 function createBaseGetSubscriptionResponse(): GetSubscriptionResponse {
-  return { subscription: undefined };
+  return { subscription: undefined, holdsForMs: 0 };
 }
 
 export const GetSubscriptionResponse: MessageFns<GetSubscriptionResponse> = {
   encode(message: GetSubscriptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.subscription !== undefined) {
       SubscriptionBalance.encode(message.subscription, writer.uint32(10).fork()).join();
+    }
+    if (message.holdsForMs !== 0) {
+      writer.uint32(16).int64(message.holdsForMs);
     }
     return writer;
   },
@@ -3732,6 +3744,14 @@ export const GetSubscriptionResponse: MessageFns<GetSubscriptionResponse> = {
             message.subscription = SubscriptionBalance.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.holdsForMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3745,13 +3765,23 @@ export const GetSubscriptionResponse: MessageFns<GetSubscriptionResponse> = {
   },
 
   fromJSON(object: any): GetSubscriptionResponse {
-    return { subscription: isSet(object.subscription) ? SubscriptionBalance.fromJSON(object.subscription) : undefined };
+    return {
+      subscription: isSet(object.subscription) ? SubscriptionBalance.fromJSON(object.subscription) : undefined,
+      holdsForMs: isSet(object.holdsForMs)
+        ? globalThis.Number(object.holdsForMs)
+        : isSet(object.holds_for_ms)
+        ? globalThis.Number(object.holds_for_ms)
+        : 0,
+    };
   },
 
   toJSON(message: GetSubscriptionResponse): unknown {
     const obj: any = {};
     if (message.subscription !== undefined) {
       obj.subscription = SubscriptionBalance.toJSON(message.subscription);
+    }
+    if (message.holdsForMs !== 0) {
+      obj.holdsForMs = Math.round(message.holdsForMs);
     }
     return obj;
   },
@@ -3764,6 +3794,7 @@ export const GetSubscriptionResponse: MessageFns<GetSubscriptionResponse> = {
     message.subscription = (object.subscription !== undefined && object.subscription !== null)
       ? SubscriptionBalance.fromPartial(object.subscription)
       : undefined;
+    message.holdsForMs = object.holdsForMs ?? 0;
     return message;
   },
 };

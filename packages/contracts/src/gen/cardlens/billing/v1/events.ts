@@ -127,6 +127,19 @@ export interface BalanceChanged {
   changedAt?: Timestamp | undefined;
 }
 
+/**
+ * What an agent's GET /v1/subscriptions/me reads may have changed: its subscription, an allowance period (a grade
+ * reserved, committed or refunded; a new period paid), a subscription checkout, or a scheduled plan change. Written
+ * to billing's outbox in the transaction that made the change. Key: agent_id. every_agent: the sandbox clock moved,
+ * so any agent's derived status may differ (never in production, where the clock only runs). The gateway drops its
+ * cached subscription view of the agent (of every agent) on it.
+ */
+export interface SubscriptionChanged {
+  agentId: number;
+  everyAgent: boolean;
+  changedAt?: Timestamp | undefined;
+}
+
 function createBasePaymentConfirmationReceived(): PaymentConfirmationReceived {
   return {
     providerEventId: "",
@@ -932,6 +945,121 @@ export const BalanceChanged: MessageFns<BalanceChanged> = {
     message.agentId = object.agentId ?? 0;
     message.credits = object.credits ?? 0;
     message.ledgerEntryId = object.ledgerEntryId ?? 0;
+    message.changedAt = (object.changedAt !== undefined && object.changedAt !== null)
+      ? Timestamp.fromPartial(object.changedAt)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSubscriptionChanged(): SubscriptionChanged {
+  return { agentId: 0, everyAgent: false, changedAt: undefined };
+}
+
+export const SubscriptionChanged: MessageFns<SubscriptionChanged> = {
+  encode(message: SubscriptionChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== 0) {
+      writer.uint32(8).int64(message.agentId);
+    }
+    if (message.everyAgent !== false) {
+      writer.uint32(16).bool(message.everyAgent);
+    }
+    if (message.changedAt !== undefined) {
+      Timestamp.encode(message.changedAt, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubscriptionChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubscriptionChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.agentId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.everyAgent = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.changedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SubscriptionChanged {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.Number(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.Number(object.agent_id)
+        : 0,
+      everyAgent: isSet(object.everyAgent)
+        ? globalThis.Boolean(object.everyAgent)
+        : isSet(object.every_agent)
+        ? globalThis.Boolean(object.every_agent)
+        : false,
+      changedAt: isSet(object.changedAt)
+        ? fromJsonTimestamp(object.changedAt)
+        : isSet(object.changed_at)
+        ? fromJsonTimestamp(object.changed_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SubscriptionChanged): unknown {
+    const obj: any = {};
+    if (message.agentId !== 0) {
+      obj.agentId = Math.round(message.agentId);
+    }
+    if (message.everyAgent !== false) {
+      obj.everyAgent = message.everyAgent;
+    }
+    if (message.changedAt !== undefined) {
+      obj.changedAt = fromTimestamp(message.changedAt).toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SubscriptionChanged>, I>>(base?: I): SubscriptionChanged {
+    return SubscriptionChanged.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubscriptionChanged>, I>>(object: I): SubscriptionChanged {
+    const message = createBaseSubscriptionChanged();
+    message.agentId = object.agentId ?? 0;
+    message.everyAgent = object.everyAgent ?? false;
     message.changedAt = (object.changedAt !== undefined && object.changedAt !== null)
       ? Timestamp.fromPartial(object.changedAt)
       : undefined;
