@@ -40,6 +40,8 @@ export interface KafkaBusOptions {
 }
 
 const consumerLag = gauge('cardlens_kafka_consumer_lag_messages', 'Messages between a consumer group\'s position and the end of the partition, after its last batch.', ['topic', 'group', 'partition']);
+/** Tries of createTopics when a concurrent creation leaves the broker's metadata behind (see ensureTopics). */
+const TOPIC_CREATION_ATTEMPTS = 5;
 
 interface ConsumerEntry {
   options: SubscribeOptions;
@@ -121,15 +123,25 @@ export class KafkaBus implements Bus {
     }
     const missing = [...new Set(topics.map((t) => this.physical(t)))].filter((t) => !this.knownTopics.has(t));
     if (missing.length === 0) return;
-    // createTopics skips topics that already exist, so every instance can run this on start.
-    await this.admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((topic) => ({
-        topic,
-        numPartitions: this.options.partitions ?? 3,
-        replicationFactor: this.options.replicationFactor ?? 1,
-      })),
-    });
+    // createTopics skips topics that already exist, so every instance can run this on start. When two services
+    // create one topic at the same moment, the loser's wait for leaders can read metadata the broker has not caught
+    // up with (UNKNOWN_TOPIC_OR_PARTITION, which kafkajs does not retry there): that is retried here.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({
+            topic,
+            numPartitions: this.options.partitions ?? 3,
+            replicationFactor: this.options.replicationFactor ?? 1,
+          })),
+        });
+        break;
+      } catch (error) {
+        if ((error as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION' || attempt >= TOPIC_CREATION_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
     for (const t of missing) this.knownTopics.add(t);
   }
 

@@ -230,6 +230,19 @@ describeWithInfra('kafka', 'KafkaBus (real broker)', () => {
     }
   });
 
+  it('services that create the same topics at the same moment all come up (the broker catching up is waited for)', async () => {
+    const buses = Array.from({ length: 4 }, (_, i) => new KafkaBus({ brokers: infraUrls().kafkaBrokers, clientId: `bus-race-${i}`, partitions: 2 }));
+    await Promise.all(buses.map((b) => b.start()));
+    try {
+      for (let round = 0; round < 5; round++) {
+        const topics = [`${prefix}raced-${round}-a`, `${prefix}raced-${round}-b`];
+        await Promise.all(buses.map((b) => b.ensureTopics(topics)));
+      }
+    } finally {
+      await Promise.all(buses.map((b) => b.stop()));
+    }
+  });
+
   it('commits only handled messages: a new consumer in the group does not see them again', async () => {
     // Stop the group's consumer and start a second bus in the same group: nothing already handled
     // (or dead-lettered) may come back, and a message published meanwhile is delivered once.
