@@ -25,6 +25,8 @@ interface Row {
   detected: boolean;
   /** Sides found exactly but turned by 180 degrees. */
   turnedSides: number;
+  /** Sides where a slab label was found (none should be: no generated card is in a slab). */
+  slabSides: number;
   ms: number;
   megapixels: number;
   centeringErrors: number[];
@@ -66,6 +68,7 @@ function summarise(rows: Row[]) {
     n: rows.length,
     detectionFailureRate: round(rows.filter((r) => !r.detected).length / Math.max(1, rows.length), 4),
     orientationErrorRate: round(rows.reduce((a, r) => a + r.turnedSides, 0) / Math.max(1, 2 * rows.length), 4),
+    falseSlabRate: round(rows.reduce((a, r) => a + r.slabSides, 0) / Math.max(1, 2 * rows.length), 4),
     centeringMae: round(mean(centering)),
     centeringP95: round(quantile(centering, 0.95)),
     subgradeMae: Object.fromEntries(SUB.map((k) => [k, round(mean(ok.map((r) => r.subErrors[k])))])),
@@ -95,8 +98,11 @@ async function main(): Promise<void> {
     }
     const ms = performance.now() - t;
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    const row: Row = { seed, hard: label.tags.hard, detected: false, turnedSides: 0, ms, megapixels, centeringErrors: [], subErrors: { centering: 0, corners: 0, edges: 0, surface: 0 }, gradeError: 0 };
+    const row: Row = { seed, hard: label.tags.hard, detected: false, turnedSides: 0, slabSides: 0, ms, megapixels, centeringErrors: [], subErrors: { centering: 0, corners: 0, edges: 0, surface: 0 }, gradeError: 0 };
     const detections = analysis ? (['front', 'back'] as const).map((side) => sideDetection(label, analysis, side)) : ['failed', 'failed'];
+    // No generated card is in a slab: every slab label found is a false one.
+    for (const side of ['front', 'back'] as const) if (analysis?.sides[side]?.support.slab) row.slabSides++;
+    if (row.slabSides > 0) process.stderr.write(`  seed ${seed}: a slab label found on ${row.slabSides} side(s) of a bare generated card\n`);
     if (analysis && !detections.includes('failed')) {
       row.detected = true;
       (['front', 'back'] as const).forEach((side, i) => {

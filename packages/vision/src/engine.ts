@@ -15,7 +15,8 @@ import { createOcr, type OcrPool } from './evidence/ocr';
 import { extractEvidence, type IdentificationEvidence } from './evidence/extract';
 import { measureCentering, type CenteringResult } from './geometry/centering';
 import { homographyFromCanonical, rectify } from './geometry/homography';
-import { locateCard, type LocatedCard } from './geometry/locate';
+import { findSlabLabel } from './geometry/holder';
+import { locateCard, turnLocated, type LocatedCard } from './geometry/locate';
 import { decodeScaled, probeImage } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
 import { predictCorners } from './models/keypoints';
@@ -23,9 +24,9 @@ import { calibrateSide } from './models/calibration';
 import { createModelRuntime, type ModelRuntime } from './models/runtime';
 import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
-import { photoSupport, type PhotoSupport } from './photo-support';
+import { outlineAspect, photoSupport, PHOTO_SUPPORT_LIMITS, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-4';
+export const ENGINE_VERSION = 'cardlens-vision-5';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -108,7 +109,18 @@ export async function analyzeSide(
   runtime?: ModelRuntime,
 ): Promise<SideAnalysis & { timingsMs: Record<string, number> }> {
   const t0 = performance.now();
-  const { located, detector } = await locateWithFallback(bytes, runtime);
+  const found = await locateWithFallback(bytes, runtime);
+  const { detector } = found;
+  let located = found.located;
+  // A slab's label is looked for only around a card-shaped outline (any other outline is not the card's edge).
+  const [minAspect, maxAspect] = PHOTO_SUPPORT_LIMITS.outlineAspectRange;
+  const aspect = outlineAspect(located.quadPx);
+  let slab = aspect >= minAspect && aspect <= maxAspect ? findSlabLabel(located.work, homographyFromCanonical(located.quadWork)) : null;
+  if (slab?.side === 'bottom') {
+    // A slab's label is above the card: the layout model's up was the card's down.
+    located = turnLocated(located);
+    slab = { ...slab, side: 'top' };
+  }
   const t1 = performance.now();
   // Centering is measured through the homography on the working image (no resampling of the border bands).
   const cardToWork = homographyFromCanonical(located.quadWork);
@@ -129,7 +141,7 @@ export async function analyzeSide(
     photo: { image: located.work, quad: located.quadWork },
     condition,
     measurements: sideMeasurements(condition, frame),
-    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering }),
+    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab }),
     timingsMs: { ...prefix('locate.', located.timingsMs), locate: t1 - t0, centering: t2 - t1, rectify: t3 - t2, condition: t4 - t3 },
   };
 }

@@ -48,6 +48,17 @@ describe('photoSupport', () => {
     expect(s.notAssessed.edges).toBe("the outline found is 0.6 as wide as it is tall, not a bare card's 0.72: a slab, top-loader or sleeve, or not the card's own edge");
   });
 
+  it("a card in a graded slab: its corners and edges are not assessed, saying where the slab's label is; centering and surface are", () => {
+    const s = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, slab: { side: 'top', fromMm: 6.5, toMm: 19 } });
+    expect(Object.keys(s.notAssessed).sort()).toEqual(['corners', 'edges']);
+    expect(s.notAssessed.corners).toBe(
+      "the card is in a graded slab (its label lies 6.5-19 mm beyond the card's top edge): its corners and edges are seen through plastic beside the slab's well, whose shadow and walls cannot be told from whitening and wear",
+    );
+    expect(s.slab).toEqual({ side: 'top', fromMm: 6.5, toMm: 19 });
+    // Too few pixels: that reason comes first and covers the surface too.
+    expect(photoSupport({ quadPx: quad(6), blurPx: 0.7, centering: centred, slab: { side: 'top', fromMm: 6.5, toMm: 19 } }).notAssessed.corners).toMatch(/pixels per mm/);
+  });
+
   it('centering: a frame fit is believed while it costs nothing or while its lines form a frame', () => {
     const weakCentred = centering({ left: 3.1, right: 2.9, top: 3, bottom: 3 }, 0.2);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakCentred }).notAssessed).toEqual({});

@@ -8,6 +8,7 @@
  */
 import type { SubGradeName } from '@cardlens/grading-rubric';
 import type { CenteringResult } from './geometry/centering';
+import type { SlabLabel } from './geometry/holder';
 import { CANONICAL_PX_PER_MM } from './geometry/homography';
 import type { Quad } from './image/types';
 
@@ -44,6 +45,8 @@ export interface PhotoSupport {
   blurMm: number;
   /** Width over height of the outline found (a bare card: 0.72). */
   outlineAspect: number;
+  /** The graded slab's label found beside the card, when the card is in one. */
+  slab: SlabLabel | null;
   /** Aspects this photo cannot support, with the reason. */
   notAssessed: Partial<Record<SubGradeName, string>>;
 }
@@ -68,7 +71,7 @@ function worseAxisShare(c: CenteringResult): number {
   return Math.max(c.leftRight, 100 - c.leftRight, c.topBottom, 100 - c.topBottom);
 }
 
-export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult }): PhotoSupport {
+export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult; slab?: SlabLabel | null }): PhotoSupport {
   const L = PHOTO_SUPPORT_LIMITS;
   const pxPerMm = cardPxPerMm(input.quadPx);
   // Blur is measured on the rectified side (CANONICAL_PX_PER_MM); a photo with fewer pixels than that is at least
@@ -79,7 +82,7 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
   if (aspect < L.outlineAspectRange[0] || aspect > L.outlineAspectRange[1]) {
     // Everything measured relative to that outline would describe the holder (or the table), not the card.
     const reason = `the outline found is ${round2(aspect)} as wide as it is tall, not a bare card's 0.72: a slab, top-loader or sleeve, or not the card's own edge`;
-    return { pxPerMm, blurMm, outlineAspect: aspect, notAssessed: { centering: reason, corners: reason, edges: reason, surface: reason } };
+    return { pxPerMm, blurMm, outlineAspect: aspect, slab: input.slab ?? null, notAssessed: { centering: reason, corners: reason, edges: reason, surface: reason } };
   }
   let wear: string | undefined;
   if (pxPerMm < L.wearMinPxPerMm) {
@@ -91,6 +94,13 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     notAssessed.corners = wear;
     notAssessed.edges = wear;
     notAssessed.surface = wear;
+  } else if (input.slab) {
+    // Measured on the real set: PSA slab scans of cards PSA graded 8-10 showed 2-16 mm² of "whitening" and up to
+    // 25 mm² of "dings" at their corners, all the well's shadow and walls (GRADING.md, section 16).
+    const s = input.slab;
+    const inSlab = `the card is in a graded slab (its label lies ${round1(s.fromMm)}-${round1(s.toMm)} mm beyond the card's ${s.side} edge): its corners and edges are seen through plastic beside the slab's well, whose shadow and walls cannot be told from whitening and wear`;
+    notAssessed.corners = inSlab;
+    notAssessed.edges = inSlab;
   }
   const c = input.centering;
   if (pxPerMm < L.centeringMinPxPerMm) {
@@ -107,5 +117,5 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
         `found do not form a frame (left + right ${round1(lr)} mm, top + bottom ${round1(tb)} mm)`;
     }
   }
-  return { pxPerMm, blurMm, outlineAspect: aspect, notAssessed };
+  return { pxPerMm, blurMm, outlineAspect: aspect, slab: input.slab ?? null, notAssessed };
 }

@@ -140,6 +140,11 @@ async function main(): Promise<void> {
   const nearMint = nearMintFound.filter(assessed);
   const nmGrades = nearMint.map((r) => r.analysis!.grading.grade);
   const nmDefects = nearMint.map((r) => r.analysis!.grading.defects.length);
+  // In a recognised slab the corners and edges are not assessed; the surface and centering still are.
+  const inSlab = (r: Row) => r.analysis?.sides.front.support.slab != null;
+  const slabGraded = rows.filter((r) => r.card.grade && inSlab(r) && !r.analysis!.grading.notAssessed.includes('front_surface'));
+  const slabNearMint = slabGraded.filter((r) => isNearMint(r.card));
+  const frontFound = rows.filter((r) => r.analysis);
   const centeringErrors: number[] = [];
   for (const r of rows) {
     for (const side of ['front', 'back'] as const) {
@@ -153,14 +158,14 @@ async function main(): Promise<void> {
 
   // ---- per-photo table ----
   mkdirSync(OUT_DIR, { recursive: true });
-  const header = ['id', 'game', 'lang', 'holder', 'kind', 'sides', 'found', 'pxPerMm', 'outline', 'notAssessed', 'grade', 'predicted', 'centering', 'corners', 'edges', 'surface', 'defects', 'pro', 'nearMint', 'frontLR', 'frontTB', 'truthLR', 'truthTB', 'identified', 'truthId', 'idConfidence', 'title', 'number', 'error', 'ms'];
+  const header = ['id', 'game', 'lang', 'holder', 'kind', 'sides', 'found', 'pxPerMm', 'outline', 'slab', 'notAssessed', 'grade', 'predicted', 'centering', 'corners', 'edges', 'surface', 'defects', 'pro', 'nearMint', 'frontLR', 'frontTB', 'truthLR', 'truthTB', 'identified', 'truthId', 'idConfidence', 'title', 'number', 'error', 'ms'];
   const lines = rows.map((r) => {
     const g = r.analysis?.grading;
     const c = r.analysis?.sides.front.centering;
     const e = r.analysis?.evidence;
     return [
       r.card.id, r.card.game, r.card.language, r.card.holder, r.card.kind, r.sidesTried, r.sidesFound, round(r.pxPerMm ?? NaN, 1),
-      round(r.analysis?.sides.front.support.outlineAspect ?? NaN, 2), g ? g.notAssessed.join(' ') : '',
+      round(r.analysis?.sides.front.support.outlineAspect ?? NaN, 2), inSlab(r) ? 'slab' : '', g ? g.notAssessed.join(' ') : '',
       g?.grade ?? '', g?.predictedGrade ?? '', g?.subGrades.centering ?? '', g?.subGrades.corners ?? '', g?.subGrades.edges ?? '', g?.subGrades.surface ?? '',
       g ? g.defects.map((d) => `${d.side[0]}:${d.kind}@${d.location}:${round(d.severity, 2)}`).join(' ') : '',
       r.card.grade ? `${r.card.grade.company} ${r.card.grade.value}` : '', isNearMint(r.card) ? 'yes' : '',
@@ -183,6 +188,19 @@ async function main(): Promise<void> {
       medianGrade: round(quantile(nmGrades, 0.5), 2),
       gradedAtLeast8: rate(nmGrades.filter((g) => g >= 8).length, nmGrades.length),
       medianFalseDefects: round(quantile(nmDefects, 0.5), 2),
+    },
+    slabs: {
+      // Recognition on the fronts found: slabs (by the manifest) whose label was found, bare cards taken for slabs.
+      recognised: `${frontFound.filter((r) => r.card.holder === 'slab' && inSlab(r)).length}/${frontFound.filter((r) => r.card.holder === 'slab').length}`,
+      bareTakenForSlab: `${frontFound.filter((r) => r.card.holder !== 'slab' && inSlab(r)).length}/${frontFound.filter((r) => r.card.holder !== 'slab').length}`,
+      // Graded cards in a recognised slab, by surface and centering: within ±1 of the professional grade; near mint.
+      graded: { n: slabGraded.length, within1: rate(slabGraded.filter((r) => Math.abs(r.analysis!.grading.grade - r.card.grade!.value) <= 1).length, slabGraded.length) },
+      nearMint: {
+        n: slabNearMint.length,
+        medianGrade: round(quantile(slabNearMint.map((r) => r.analysis!.grading.grade), 0.5), 2),
+        gradedAtLeast8: rate(slabNearMint.filter((r) => r.analysis!.grading.grade >= 8).length, slabNearMint.length),
+        medianFalseDefects: round(quantile(slabNearMint.map((r) => r.analysis!.grading.defects.length), 0.5), 2),
+      },
     },
     centering: { n: centeringErrors.length, medianError: round(quantile(centeringErrors, 0.5), 2), p90Error: round(quantile(centeringErrors, 0.9), 2) },
     msPerCardP50: round(quantile(ms, 0.5), 0),

@@ -39,6 +39,32 @@ export interface LocatedCard {
   timingsMs: { probe: number; decode: number; detect: number; refine: number };
 }
 
+const turn = <T>(a: [T, T, T, T]): [T, T, T, T] => [a[2], a[3], a[0], a[1]];
+
+/** Turns a refined outline by 180 degrees (TL <-> BR, TR <-> BL), with its per-side fits. */
+function turnRefined(refined: RefinedQuad): void {
+  refined.quad = turn(refined.quad);
+  refined.lines = turn(refined.lines);
+  refined.sigmaPx = turn(refined.sigmaPx);
+  refined.inlierFraction = turn(refined.inlierFraction);
+}
+
+/**
+ * The located card turned by 180 degrees: when something surer than the layout model says which way is up (a graded
+ * slab's label is always above the card).
+ */
+export function turnLocated(located: LocatedCard): LocatedCard {
+  const refined = { ...located.refined };
+  turnRefined(refined);
+  return {
+    ...located,
+    quadWork: refined.quad,
+    quadPx: turn(located.quadPx),
+    refined,
+    orientation: { ...located.orientation, quad: refined.quad, flipped: !located.orientation.flipped },
+  };
+}
+
 /** Detection scores below this are reported as card_not_found. */
 export const MIN_DETECTION_SCORE = 0.12;
 
@@ -87,13 +113,7 @@ export async function locateCard(bytes: Uint8Array, options: LocateOptions = {})
   const refined = refineQuad(work, start, { searchPx: 3, passes: 2 });
   // geometry leaves a 180-degree ambiguity (upside-down or sideways photos): decide it from the layout
   const orientation = orientQuad(work, refined.quad);
-  if (orientation.flipped) {
-    const turn = <T>(a: [T, T, T, T]): [T, T, T, T] => [a[2], a[3], a[0], a[1]];
-    refined.quad = orientation.quad;
-    refined.lines = turn(refined.lines);
-    refined.sigmaPx = turn(refined.sigmaPx);
-    refined.inlierFraction = turn(refined.inlierFraction);
-  }
+  if (orientation.flipped) turnRefined(refined);
   timingsMs.refine = now() - t;
   const area = quadArea(refined.quad);
   if (!Number.isFinite(area) || area < 0.01 * work.width * work.height) {

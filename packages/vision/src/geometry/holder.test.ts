@@ -1,0 +1,86 @@
+import { describe, expect, it } from '@jest/globals';
+import type { RgbImage } from '../image/types';
+import { findSlabLabel } from './holder';
+import { homographyFromCanonical } from './homography';
+
+// A card 5 px/mm at (60, y0) in a drawn photo: in a slab (grey plastic, a printed white label beyond one edge),
+// on a white table, and with labels that are not one (blank, cut by the photo's edge).
+const PX = 5;
+const W = 63 * PX;
+const H = 88 * PX;
+
+function photo(width: number, height: number, background: [number, number, number]): RgbImage {
+  const data = new Uint8Array(width * height * 3);
+  for (let i = 0; i < width * height; i++) data.set(background, i * 3);
+  return { width, height, data };
+}
+function fill(img: RgbImage, x0: number, y0: number, x1: number, y1: number, rgb: [number, number, number]): void {
+  for (let y = Math.max(0, y0); y < Math.min(img.height, y1); y++) for (let x = Math.max(0, x0); x < Math.min(img.width, x1); x++) img.data.set(rgb, (y * img.width + x) * 3);
+}
+/** The card: a coloured face with a yellow border. Returns its quad's homography. */
+function card(img: RgbImage, x0: number, y0: number) {
+  fill(img, x0, y0, x0 + W, y0 + H, [230, 200, 40]);
+  fill(img, x0 + 3 * PX, y0 + 3 * PX, x0 + W - 3 * PX, y0 + H - 3 * PX, [70, 90, 160]);
+  return homographyFromCanonical([[x0, y0], [x0 + W, y0], [x0 + W, y0 + H], [x0, y0 + H]]);
+}
+/** A label `fromMm`-`toMm` above the card at y0, with printed lines (or blank). */
+function label(img: RgbImage, x0: number, y0: number, fromMm: number, toMm: number, printed = true): void {
+  const top = y0 - toMm * PX;
+  const bottom = y0 - fromMm * PX;
+  fill(img, x0 - 2 * PX, top, x0 + W + 2 * PX, bottom, [245, 245, 240]);
+  if (!printed) return;
+  // Lines of text 1.5 mm tall every 2.5 mm, over a third of the width.
+  for (let y = top + 2 * PX; y < bottom - 2 * PX; y += 2.5 * PX) fill(img, x0 + 4 * PX, Math.round(y), x0 + 24 * PX, Math.round(y + 1.5 * PX), [20, 20, 20]);
+}
+
+describe('findSlabLabel', () => {
+  it("finds a graded slab's printed label beyond the card's top edge, with its extent", () => {
+    const img = photo(W + 120, H + 260, [70, 72, 75]);
+    const h = card(img, 60, 180);
+    label(img, 60, 180, 6, 20);
+    const found = findSlabLabel(img, h);
+    expect(found).toMatchObject({ side: 'top' });
+    // Rows are 0.5 mm apart.
+    expect(Math.abs(found!.fromMm - 6)).toBeLessThanOrEqual(0.5);
+    expect(Math.abs(found!.toMm - 20)).toBeLessThanOrEqual(0.5);
+  });
+
+  it('finds it beyond the bottom edge too (a card upside down, or a slab photographed turned)', () => {
+    const img = photo(W + 120, H + 260, [70, 72, 75]);
+    const h = card(img, 60, 40);
+    // Drawn below the card: the label rows, mirrored.
+    fill(img, 40, 40 + H + 6 * PX, 60 + W + 10, 40 + H + 20 * PX, [245, 245, 240]);
+    for (let y = 40 + H + 8 * PX; y < 40 + H + 18 * PX; y += 2.5 * PX) fill(img, 80, Math.round(y), 180, Math.round(y + 1.5 * PX), [20, 20, 20]);
+    expect(findSlabLabel(img, h)).toMatchObject({ side: 'bottom' });
+  });
+
+  it('a card on a white table is not in a slab, however the light falls off', () => {
+    const img = photo(W + 120, H + 260, [235, 235, 232]);
+    const h = card(img, 60, 180);
+    fill(img, 0, 0, W + 120, 60, [150, 150, 150]); // the table's far edge, 24 mm above the card
+    expect(findSlabLabel(img, h)).toBeNull();
+  });
+
+  it('a bounded white band with nothing printed on it is not a label', () => {
+    const img = photo(W + 120, H + 260, [70, 72, 75]);
+    const h = card(img, 60, 180);
+    label(img, 60, 180, 6, 20, false);
+    expect(findSlabLabel(img, h)).toBeNull();
+  });
+
+  it('a white band that runs off the photo is not known to end, so it is not a label', () => {
+    const img = photo(W + 120, H + 60 + 12 * PX, [70, 72, 75]);
+    const h = card(img, 60, 12 * PX);
+    label(img, 60, 12 * PX, 6, 20);
+    expect(findSlabLabel(img, h)).toBeNull();
+  });
+
+  it('a printed sheet of paper beside part of the card (a cluttered desk) is not a label: it does not span the card', () => {
+    const img = photo(W + 120, H + 260, [70, 72, 75]);
+    const h = card(img, 60, 180);
+    // The sheet covers the left two thirds of the card's width, 6-20 mm beyond its top edge, with lines of print.
+    fill(img, 0, 180 - 20 * PX, 60 + 44 * PX, 180 - 6 * PX, [245, 245, 240]);
+    for (let y = 180 - 18 * PX; y < 180 - 8 * PX; y += 2.5 * PX) fill(img, 60 + 4 * PX, Math.round(y), 60 + 12 * PX, Math.round(y + 1.5 * PX), [20, 20, 20]);
+    expect(findSlabLabel(img, h)).toBeNull();
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Is the card in a graded slab? Every grading company's slab carries its label next to the card, inside the same
+ * plastic: a light, near-white band across the card's width, set a few mm off the card's edge (past the well) and
+ * bounded on both sides by the slab's darker plastic. A bare card photographed on white paper or a white table has
+ * white next to it too, but unbounded: it runs to the photo's edge or far past a label's size.
+ *
+ * The label is looked for outside each of the card's four edges (a landscape card sits sideways in its slab), in
+ * rows parallel to the edge, through the card's homography extrapolated past the card.
+ *
+ * In a slab the engine sees the card's edges and corners through plastic beside the holder's well, whose shadow and
+ * walls it cannot tell from whitening and wear (GRADING.md, "Photos that cannot support a measurement").
+ */
+import type { RgbImage } from '../image/types';
+import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, type Homography } from './homography';
+
+export type CardSide = 'top' | 'right' | 'bottom' | 'left';
+
+export interface SlabLabel {
+  /** The card edge the label lies beyond. */
+  side: CardSide;
+  /** Its near and far boundaries, mm out from the card's edge. */
+  fromMm: number;
+  toMm: number;
+}
+
+export const SLAB_LIMITS = {
+  /** Rows are looked at from this far out from the card's edge (inside a slab's well, which is never white) ... */
+  nearMm: 1,
+  /** ... to this far (past any slab label). */
+  farMm: 50,
+  rowStepMm: 0.5,
+  /** Along a row: inset from the card's corners and sample step (mm). */
+  insetMm: 4,
+  stepMm: 0.5,
+  /** A label row: at least this share of it is near-white (bright and nearly grey). */
+  minWhiteShare: 0.5,
+  /** Near-white: the brightest channel at least this, and the channels within this share of it. */
+  whiteMinLevel: 185,
+  whiteMaxChroma: 0.22,
+  /** Printed on the label: rows with at least minInkShare of samples this dark (brightest channel) ... */
+  inkMaxLevel: 110,
+  minInkShare: 0.02,
+  /** ... make up at least this share of the label's rows. */
+  minInkedRows: 0.35,
+  /** Over the label's rows, each quarter of its width is at least this share near-white. */
+  minQuarterWhiteShare: 0.5,
+  /** A label's extent across its rows (mm): PSA, BGS, CGC and SGC labels are 12-22 mm tall. */
+  labelMinMm: 6,
+  labelMaxMm: 22,
+  /** Rows with more than this share of their samples outside the photo end the search on that side. */
+  maxOutsideShare: 0.2,
+} as const;
+
+/**
+ * The slab label next to the card, or null. `cardToImage` maps canonical card pixels (CANONICAL_PX_PER_MM per mm,
+ * 63 x 88 mm) to `image` pixels.
+ */
+export function findSlabLabel(image: RgbImage, cardToImage: Homography): SlabLabel | null {
+  const L = SLAB_LIMITS;
+  const geometry: Record<CardSide, { length: number; at: (along: number, out: number) => [number, number] }> = {
+    top: { length: CARD_WIDTH_MM, at: (a, o) => [a, -o] },
+    bottom: { length: CARD_WIDTH_MM, at: (a, o) => [a, CARD_HEIGHT_MM + o] },
+    left: { length: CARD_HEIGHT_MM, at: (a, o) => [-o, a] },
+    right: { length: CARD_HEIGHT_MM, at: (a, o) => [CARD_WIDTH_MM + o, a] },
+  };
+  const d = image.data;
+  for (const [side, g] of Object.entries(geometry) as [CardSide, (typeof geometry)[CardSide]][]) {
+    // Each row: near-white share, or null once the row leaves the photo.
+    let runStart: number | null = null;
+    let runRows = 0;
+    let runInkedRows = 0;
+    // Near-white samples and samples per quarter of the row, over the run.
+    const quarterWhite = [0, 0, 0, 0];
+    const quarterSamples = [0, 0, 0, 0];
+    for (let out = L.nearMm; out <= L.farMm; out += L.rowStepMm) {
+      let white = 0;
+      let ink = 0;
+      let inside = 0;
+      let total = 0;
+      const rowQuarterWhite = [0, 0, 0, 0];
+      const rowQuarterSamples = [0, 0, 0, 0];
+      for (let a = L.insetMm; a <= g.length - L.insetMm; a += L.stepMm) {
+        total++;
+        const [xMm, yMm] = g.at(a, out);
+        const [x, y] = applyHomography(cardToImage, [xMm * CANONICAL_PX_PER_MM, yMm * CANONICAL_PX_PER_MM]);
+        const xi = Math.floor(x);
+        const yi = Math.floor(y);
+        if (xi < 0 || yi < 0 || xi >= image.width || yi >= image.height) continue;
+        inside++;
+        const quarter = Math.min(3, Math.floor(((a - L.insetMm) / (g.length - 2 * L.insetMm)) * 4));
+        rowQuarterSamples[quarter]!++;
+        const i = (yi * image.width + xi) * 3;
+        const max = Math.max(d[i]!, d[i + 1]!, d[i + 2]!);
+        const min = Math.min(d[i]!, d[i + 1]!, d[i + 2]!);
+        if (max >= L.whiteMinLevel && max - min <= L.whiteMaxChroma * max) {
+          white++;
+          rowQuarterWhite[quarter]!++;
+        } else if (max <= L.inkMaxLevel) ink++;
+      }
+      // Past the photo's edge: a band still open here is not known to end, so it is not a label.
+      if (total - inside > L.maxOutsideShare * total) break;
+      const isWhite = white / inside >= L.minWhiteShare;
+      if (isWhite && runStart === null) {
+        // White from the card's edge on: the card lies on white, not in a slab's well (which is darker plastic).
+        if (out === L.nearMm) break;
+        runStart = out;
+        runRows = 0;
+        runInkedRows = 0;
+        quarterWhite.fill(0);
+        quarterSamples.fill(0);
+      }
+      if (isWhite) {
+        runRows++;
+        if (ink >= L.minInkShare * inside) runInkedRows++;
+        for (let q = 0; q < 4; q++) {
+          quarterWhite[q]! += rowQuarterWhite[q]!;
+          quarterSamples[q]! += rowQuarterSamples[q]!;
+        }
+      } else if (runStart !== null) {
+        const extent = out - runStart;
+        // A label is printed across its height (name, grade, barcode); paper or a table under the card is blank,
+        // however its light falls off. And it spans the card's width: a sheet of paper lying across one corner of
+        // the card (a cluttered desk) leaves a quarter of the rows dark.
+        const spans = quarterWhite.every((w, q) => w >= L.minQuarterWhiteShare * quarterSamples[q]!);
+        if (extent >= L.labelMinMm && extent <= L.labelMaxMm && runInkedRows >= L.minInkedRows * runRows && spans) return { side, fromMm: runStart, toMm: out };
+        runStart = null;
+      }
+    }
+  }
+  return null;
+}
