@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { measureCondition, sideMeasurements, type ConditionAnalysis } from './defects';
 import { createOcr, type OcrPool } from './evidence/ocr';
 import { extractEvidence, type IdentificationEvidence } from './evidence/extract';
+import { slabLabelImage } from './evidence/slabLabel';
 import { measureCentering, type CenteringResult } from './geometry/centering';
 import { homographyFromCanonical, rectify } from './geometry/homography';
 import { findSlabLabel } from './geometry/holder';
@@ -50,6 +51,8 @@ export interface SideAnalysis {
   measurements: SideMeasurements;
   /** What this photo can support: resolution on the card, blur, and the aspects it cannot (with reasons). */
   support: PhotoSupport;
+  /** The slab's label above the card, rectified, when the card is in a slab and the label is in the photo. */
+  slabLabel: RgbImage | null;
 }
 
 /**
@@ -142,6 +145,7 @@ export async function analyzeSide(
     condition,
     measurements: sideMeasurements(condition, frame),
     support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab }),
+    slabLabel: slab ? slabLabelImage(located.work, cardToWork, slab) : null,
     timingsMs: { ...prefix('locate.', located.timingsMs), locate: t1 - t0, centering: t2 - t1, rectify: t3 - t2, condition: t4 - t3 },
   };
 }
@@ -216,7 +220,7 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
       const evidencePromise = analyzeOptions.evidence
         ? (async () => {
             const started = performance.now();
-            const { frontUpsideDown: _f, backUpsideDown: _b, finish: _finish, timingsMs: _t, ...fields } = await extractEvidence(front.rectified, back?.rectified, await ocrPool());
+            const { frontUpsideDown: _f, backUpsideDown: _b, finish: _finish, timingsMs: _t, ...fields } = await extractEvidence(front.rectified, back?.rectified, await ocrPool(), { slabLabel: front.slabLabel });
             return { fields, ms: performance.now() - started };
           })()
         : undefined;

@@ -6,11 +6,11 @@ import { numberKey, textKey, trigramSimilarity } from '../src/catalog/text-keys'
 import type { CandidateCard } from '../src/identification/candidate';
 import { decodeVector, encodeVector, FingerprintIndex } from '../src/identification/fingerprint-index';
 import { chooseParallel, scoreCandidate } from '../src/identification/rank';
-import { readEvidence, type Evidence } from '../src/identification/read-evidence';
+import { readEvidence, readHolderLabel, type Evidence } from '../src/identification/read-evidence';
 import { candidateShares } from '../src/use-cases/identify-card';
 import { FINGERPRINT_DIMS } from '../src/service';
 
-const evidence = (e: Partial<Evidence>): Evidence => ({ titleText: '', numberText: '', serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', ...e });
+const evidence = (e: Partial<Evidence>): Evidence => ({ titleText: '', numberText: '', serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', holderLabelText: [], ...e });
 
 const card = (c: Partial<CandidateCard>): CandidateCard => ({
   id: 'x', game: 'baseball', name: 'Ken Griffey Jr.', subject: 'Ken Griffey Jr.', setName: 'Base', release: '1989 Upper Deck Baseball', year: 1989,
@@ -52,6 +52,29 @@ describe('readEvidence', () => {
   });
   it('refuses a serial number above its print run', () => {
     expect(readEvidence(evidence({ serialText: '250/99' })).serial).toBeNull();
+  });
+});
+
+describe("a graded slab's label", () => {
+  it('gives the year, the number and the name, without the variant or the grade', () => {
+    expect(readHolderLabel(['2016 POKEMON XY EVOLUTIONS #011', 'CHARIZARD - HOLO', 'GEM MT 10', '42817693'])).toMatchObject({ year: 2016, number: '011', nameKey: 'charizard' });
+    // The number on its own line, the variant glued to the name, the grade split over two lines.
+    expect(readHolderLabel(['2002 POKEMON JAPANESE', '#014', 'SLOWPOKE-HOLO', 'NM-MT', "McDONALD'S", '8'])).toMatchObject({ year: 2002, number: '014', nameKey: 'slowpoke' });
+    expect(readHolderLabel(['2019 P.M. SUN & MOON PROMO #SM226', 'CHARIZARD GX', 'NM-MT 8'])).toMatchObject({ year: 2019, number: 'SM226', nameKey: 'charizard gx' });
+    expect(readHolderLabel([])).toBeNull();
+  });
+
+  it("stands in for what the card's own OCR missed, and adds its number beside the card's", () => {
+    const label = ['2016 POKEMON XY EVOLUTIONS #011', 'CHARIZARD - HOLO', 'GEM MT 10'];
+    const read = readEvidence(evidence({ holderLabelText: label }));
+    expect(read).toMatchObject({ nameKey: 'charizard', number: '011', year: 2016, pokemonHints: true });
+    expect(read.numberKeys).toContain('11');
+    expect(read.textWords).toEqual(expect.arrayContaining(['evolutions', 'xy']));
+    // The card's own title and number come first; the label's name and number are candidates beside them.
+    const both = readEvidence(evidence({ titleText: 'Charizard', numberText: '11/108', holderLabelText: ['2016 POKEMON XY EVOLUTIONS #012', 'CHARMELEON', 'MINT 9'] }));
+    expect(both).toMatchObject({ nameKey: 'charizard', number: '11', denominator: 108 });
+    expect(both.altNameKeys).toContain('charmeleon');
+    expect(both.numberKeys).toEqual(expect.arrayContaining(['11', '12']));
   });
 });
 

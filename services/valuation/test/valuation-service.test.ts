@@ -24,7 +24,7 @@ const fixtures = fileURLToPath(new URL('./fixtures/catalog', import.meta.url));
 const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
 const DAY = 86_400_000;
 const evidence = (e: Partial<commonV1.IdentificationEvidence>): commonV1.IdentificationEvidence => ({
-  titleText: '', numberText: '', serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', ...e,
+  titleText: '', numberText: '', serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', holderLabelText: [], ...e,
 });
 
 function record(i: number, cardId: string, priceCents: number, daysAgo: number, graded?: { grader: string; grade: number }, source = 'test-feed'): valuationEventsV1.SalesRecord {

@@ -8,6 +8,7 @@ import { finishFeatures, type FinishFeatures } from './finish';
 import { fingerprint } from './fingerprint';
 import type { OcrPool } from './ocr';
 import { readSide, type SideText } from './readCard';
+import { readSlabLabel } from './slabLabel';
 
 export interface IdentificationEvidence {
   /** OCR of the card title / name. */
@@ -26,6 +27,8 @@ export interface IdentificationEvidence {
   otherText: string[];
   /** Border colour family of the front: white, yellow, silver, gold, red, blue, green, black, ... */
   borderColor: string;
+  /** OCR of a graded slab's label (year, set, number, name, grade), top to bottom; empty when not in a slab. */
+  holderLabelText: string[];
 }
 
 export interface EvidenceResult extends IdentificationEvidence {
@@ -41,6 +44,8 @@ export interface ExtractOptions {
   useBack?: boolean;
   /** Try the side turned by 180 degrees when its text reads poorly (default true). */
   tryUpsideDown?: boolean;
+  /** The front's slab label, rectified (SideAnalysis.slabLabel), read as holderLabelText. */
+  slabLabel?: RgbImage | null;
 }
 
 export function rotate180(img: RgbImage): RgbImage {
@@ -89,7 +94,10 @@ export async function extractEvidence(
   let backUpsideDown = false;
   let ocrFront = 0;
   let ocrBack = 0;
-  const fields = { titleText: '', numberText: '', serialText: '', copyrightText: '', otherText: [] as string[] };
+  const fields = { titleText: '', numberText: '', serialText: '', copyrightText: '', otherText: [] as string[], holderLabelText: [] as string[] };
+  // The label is read on the OCR pool's other workers while the front is.
+  const labelReading = ocr && options.slabLabel ? readSlabLabel(options.slabLabel, ocr) : Promise.resolve([]);
+  labelReading.catch(() => undefined);
   if (ocr) {
     let t = performance.now();
     const f = await readOriented(rectifiedFront, ocr, tryUpsideDown);
@@ -115,6 +123,7 @@ export async function extractEvidence(
       fields.otherText.push(...b.text.otherText);
     }
   }
+  fields.holderLabelText = await labelReading;
   let t = performance.now();
   const fp = fingerprint(front);
   const fingerprintMs = performance.now() - t;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { RgbImage } from '../image/types';
+import { slabLabelImage } from '../evidence/slabLabel';
 import { findSlabLabel } from './holder';
 import { homographyFromCanonical } from './homography';
 
@@ -82,5 +83,23 @@ describe('findSlabLabel', () => {
     fill(img, 0, 180 - 20 * PX, 60 + 44 * PX, 180 - 6 * PX, [245, 245, 240]);
     for (let y = 180 - 18 * PX; y < 180 - 8 * PX; y += 2.5 * PX) fill(img, 60 + 4 * PX, Math.round(y), 60 + 12 * PX, Math.round(y + 1.5 * PX), [20, 20, 20]);
     expect(findSlabLabel(img, h)).toBeNull();
+  });
+
+  it("rectifies the label found at 10 px/mm, the card's width and the label's rows with a margin, for OCR", () => {
+    const img = photo(W + 120, H + 260, [70, 72, 75]);
+    const h = card(img, 60, 180);
+    label(img, 60, 180, 6, 20);
+    const found = findSlabLabel(img, h)!;
+    const crop = slabLabelImage(img, h, found)!;
+    expect(crop.width).toBe(690); // 63 mm + 3 mm each side
+    expect(Math.abs(crop.height - (found.toMm - found.fromMm + 6) * 10)).toBeLessThanOrEqual(1);
+    // The label's white fills the middle of the crop; the slab's grey its margins.
+    const at = (x: number, y: number) => crop.data[(y * crop.width + x) * 3]!;
+    expect(at(40, Math.round(crop.height / 2))).toBeGreaterThan(230);
+    expect(at(645, Math.round(crop.height / 2))).toBeGreaterThan(230);
+    expect(at(345, 5)).toBeLessThan(100);
+    // A label beside a landscape card is not read yet; one partly outside the photo is not either.
+    expect(slabLabelImage(img, h, { ...found, side: 'left' })).toBeNull();
+    expect(slabLabelImage(img, h, { ...found, toMm: 60 })).toBeNull();
   });
 });

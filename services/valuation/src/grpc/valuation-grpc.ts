@@ -166,6 +166,7 @@ export function valuationGrpcService(deps: ValuationGrpcDeps): GrpcService {
         finishCues: e?.finishCues ?? [],
         otherText: e?.otherText ?? [],
         borderColor: e?.borderColor ?? '',
+        holderLabelText: e?.holderLabelText ?? [],
       });
       return {
         identification: result.identification,

@@ -11,6 +11,8 @@ export interface Evidence {
   finishCues: string[];
   otherText: string[];
   borderColor: string;
+  /** OCR of a graded slab's label, top to bottom; empty when the card was not in one. */
+  holderLabelText: string[];
 }
 
 export interface ReadEvidence {
@@ -73,6 +75,45 @@ function titleKey(text: string): string {
   return letters >= 3 && letters >= key.replace(/ /g, '').length * 0.6 ? key : '';
 }
 
+/** A grade and its words as slab labels print them (`GEM MT 10`, `NM-MT 8`, `AUTHENTIC`): not part of the name. */
+const GRADE_WORDS = /\b(?:gem\s*mt|gem\s*mint|pristine|mint|nm\s*-?\s*mt|nm|ex\s*-?\s*mt|ex|vg\s*-?\s*ex|vg|good|fair|fr|pr|poor|authentic|auth)\b\s*\+?\s*(?:10|[1-9](?:\.5)?)?\s*$/i;
+/** A label's variant suffix after the name (`CHARIZARD - HOLO`, `DARK GYARADOS-HOLO`, `... 1ST EDITION`). */
+const VARIANT_SUFFIX = /\s*-\s*(?:holo|reverse holo|rev\.? holo|1st edition|1st ed\.?|shadowless|promo|full art|fa)\b.*$/i;
+
+export interface HolderLabel {
+  year: number | null;
+  /** The number printed after `#` (`#011` -> `011`, `#SM226` -> `SM226`), '' when none was read. */
+  number: string;
+  /** The card's name as the label gives it, normalised; '' when no line reads as one. */
+  nameKey: string;
+  /** Every word of the label (normalised), set names included. */
+  words: string[];
+}
+
+/**
+ * What a grading company's slab label says (PSA, BGS, CGC and SGC print the same facts: year and set on the first
+ * line, `#number` at its end or on its own, the name and variant below, then the grade and the certificate
+ * number): the year, the number and the name.
+ */
+export function readHolderLabel(lines: readonly string[]): HolderLabel | null {
+  if (lines.length === 0) return null;
+  const text = lines.join(' ');
+  const yearIndex = lines.findIndex((l) => /\b(?:19[4-9]\d|20[0-4]\d)\b/.test(l));
+  const year = yearIndex >= 0 ? Number(/\b(?:19[4-9]\d|20[0-4]\d)\b/.exec(lines[yearIndex]!)![0]) : null;
+  const number = /#\s*([A-Za-z]{0,4}\d{1,4}[A-Za-z]?)\b/.exec(text)?.[1] ?? '';
+  // The name: the first line after the year's with three letters or more that is not the grade or the number.
+  let nameKey = '';
+  for (const line of lines.slice(yearIndex + 1)) {
+    const candidate = titleKey(line.replace(/#\s*\S+/g, ' ').replace(VARIANT_SUFFIX, '').replace(GRADE_WORDS, ''));
+    if (candidate && !/^\d+$/.test(candidate.replace(/ /g, ''))) {
+      nameKey = candidate;
+      break;
+    }
+  }
+  const words = [...new Set(textKey(text).split(' ').filter((w) => w.length > 1))];
+  return { year, number, nameKey, words };
+}
+
 export function readEvidence(evidence: Evidence): ReadEvidence {
   const numberText = evidence.numberText.trim();
   let number: string;
@@ -99,21 +140,27 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   );
   const serialMatch = /(\d{1,4})\s*\/\s*(\d{1,4})/.exec(evidence.serialText);
   const serial = serialMatch ? { serial: Number(serialMatch[1]), printRun: Number(serialMatch[2]) } : null;
-  const allText = [evidence.titleText, evidence.copyrightText, ...evidence.otherText].join(' ');
+  const allText = [evidence.titleText, evidence.copyrightText, ...evidence.otherText, ...(evidence.holderLabelText ?? [])].join(' ');
   const pokemonHints = /\bHP\s?\d{2,3}\b|\b\d{2,3}\s?HP\b|wizards|nintendo|pok[eé]mon|game freak|creatures/i.test(allText);
   // A title line that only repeats the publisher (`BOWMAN` over `©1991 Bowman`) is the logo, not the title.
   const rawTitle = titleKey(evidence.titleText);
   const nameKey = rawTitle && brandKey.split(' ').includes(rawTitle) ? '' : rawTitle;
-  const textWords = [...new Set(textKey([evidence.titleText, evidence.copyrightText, ...evidence.otherText].join(' ')).split(' ').filter((w) => w.length > 1))];
-  const altNameKeys = [...new Set(evidence.otherText.map(titleKey).filter((k) => k.length >= 4 && k.length <= 40 && k !== nameKey))];
+  const cardWords = textKey([evidence.titleText, evidence.copyrightText, ...evidence.otherText].join(' ')).split(' ').filter((w) => w.length > 1);
+  const cardAltNames = evidence.otherText.map(titleKey).filter((k) => k.length >= 4 && k.length <= 40);
+  // A slab's label is printed by the grader in plain type: its number and year stand beside the card's own (which
+  // OCR often misses on holo and full-art cards), and its name is a candidate title.
+  const label = readHolderLabel(evidence.holderLabelText ?? []);
+  const labelName = label?.nameKey ?? '';
+  const name = nameKey || labelName;
+  const numberKeys = [...new Set([...(label?.number ? numberVariants(label.number) : []), ...numberVariants(number)])];
   return {
-    nameKey,
-    altNameKeys,
-    textWords,
-    numberKeys: numberVariants(number),
-    number,
+    nameKey: name,
+    altNameKeys: [...new Set([...cardAltNames, ...(labelName ? [labelName] : [])].filter((k) => k !== name))],
+    textWords: [...new Set([...cardWords, ...(label?.words ?? [])])],
+    numberKeys,
+    number: number || label?.number || '',
     denominator,
-    year,
+    year: year ?? label?.year ?? null,
     brandKey,
     serial: serial && serial.printRun > 0 && serial.serial <= serial.printRun ? serial : null,
     finishCues: evidence.finishCues,

@@ -378,6 +378,11 @@ export interface IdentificationEvidence {
   otherText: string[];
   /** Border colour family of the front: `white`, `yellow`, `silver`, `gold`, `red`, `blue`, `green`, `black`, ... */
   borderColor: string;
+  /**
+   * OCR of a graded slab's label, top to bottom (the grading company's year, set, number, name and grade), when
+   * the card was photographed in one; empty otherwise.
+   */
+  holderLabelText: string[];
 }
 
 /** The four sub-grades (1-10). Also used for per-sub-grade confidences (0-1). */
@@ -967,6 +972,7 @@ function createBaseIdentificationEvidence(): IdentificationEvidence {
     finishCues: [],
     otherText: [],
     borderColor: "",
+    holderLabelText: [],
   };
 }
 
@@ -999,6 +1005,9 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     }
     if (message.borderColor !== "") {
       writer.uint32(66).string(message.borderColor);
+    }
+    for (const v of message.holderLabelText) {
+      writer.uint32(74).string(v!);
     }
     return writer;
   },
@@ -1090,6 +1099,14 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
             message.borderColor = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.holderLabelText.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1142,6 +1159,11 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
         : isSet(object.border_color)
         ? globalThis.String(object.border_color)
         : "",
+      holderLabelText: globalThis.Array.isArray(object?.holderLabelText)
+        ? object.holderLabelText.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.holder_label_text)
+        ? object.holder_label_text.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1171,6 +1193,9 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     if (message.borderColor !== "") {
       obj.borderColor = message.borderColor;
     }
+    if (message.holderLabelText?.length) {
+      obj.holderLabelText = message.holderLabelText;
+    }
     return obj;
   },
 
@@ -1187,6 +1212,7 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     message.finishCues = object.finishCues?.map((e) => e) || [];
     message.otherText = object.otherText?.map((e) => e) || [];
     message.borderColor = object.borderColor ?? "";
+    message.holderLabelText = object.holderLabelText?.map((e) => e) || [];
     return message;
   },
 };
