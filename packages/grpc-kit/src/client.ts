@@ -31,10 +31,21 @@ export interface CallUnaryOptions {
   metadata?: grpc.Metadata;
 }
 
+/** Sends of one call refused by the server before it read them (see callUnary), at most. */
+const REFUSED_STREAM_ATTEMPTS = 4;
+
+/**
+ * A stream the server refused (HTTP/2 REFUSED_STREAM) was never processed: the server was closing the connection
+ * (an aged-out connection's GOAWAY crossed the call on the wire). Sending it again is safe for any call.
+ */
+const isRefusedStream = (error: grpc.ServiceError): boolean => error.code === grpc.status.UNAVAILABLE && /stream refused/i.test(error.details);
+
 /**
  * Calls a unary method of a ts-proto (grpc-js) client and returns a promise. A failure is always an
  * AppError: the one the server threw (same code, detail, extras), or service_unavailable for an
- * unreachable server or exceeded deadline, or internal_error.
+ * unreachable server or exceeded deadline, or internal_error. A call the server refused unread, while it was
+ * closing an aged-out connection, is sent again (grpc-js retries that transparently only once) within the same
+ * deadline.
  *
  * `await callUnary(scansClient, 'getScan', { scanId }, { deadlineMs: 2_000 })`
  */
@@ -46,12 +57,19 @@ export function callUnary<C extends grpc.Client, M extends UnaryMethodName<C>>(
 ): Promise<ResponseOf<C[M]>> {
   const fn = client[method] as UnaryMethod<RequestOf<C[M]>, ResponseOf<C[M]>>;
   const done = clientCallSeconds.startTimer({ method: String(method) });
+  const deadline = Date.now() + deadlineMs;
   return new Promise((resolve, reject) => {
-    fn.call(client, request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {
-      done({ code: grpc.status[error ? error.code : grpc.status.OK] });
-      if (error) reject(serviceErrorToAppError(error));
-      else resolve(response);
-    });
+    const send = (attempt: number) =>
+      fn.call(client, request, metadata, { deadline }, (error, response) => {
+        if (error && isRefusedStream(error) && attempt < REFUSED_STREAM_ATTEMPTS && Date.now() < deadline) {
+          send(attempt + 1);
+          return;
+        }
+        done({ code: grpc.status[error ? error.code : grpc.status.OK] });
+        if (error) reject(serviceErrorToAppError(error));
+        else resolve(response);
+      });
+    send(1);
   });
 }
 

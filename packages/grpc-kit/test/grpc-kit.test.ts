@@ -167,3 +167,34 @@ describe('metrics', () => {
     expect(text).toMatch(/cardlens_grpc_client_call_seconds_count\{method="echo",code="OK"\} [1-9]/);
   });
 });
+
+describe('a call the server refused unread', () => {
+  // A stand-in for a generated client's method: answers each send with the next outcome.
+  const clientAnswering = (outcomes: (grpc.ServiceError | null)[]) => {
+    const sends: number[] = [];
+    const echo = (_request: unknown, _metadata: grpc.Metadata, _options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response?: { text: string }) => void) => {
+      sends.push(sends.length + 1);
+      const outcome = outcomes.shift() ?? null;
+      setImmediate(() => (outcome ? callback(outcome) : callback(null, { text: 'ok' })));
+    };
+    return { client: { echo } as unknown as EchoServiceClient, sends };
+  };
+  const failure = (code: grpc.status, details: string): grpc.ServiceError => Object.assign(new Error(details), { code, details, metadata: new grpc.Metadata() });
+
+  it('is sent again (REFUSED_STREAM: the server was closing an aged-out connection and never read it)', async () => {
+    const refused = failure(grpc.status.UNAVAILABLE, 'Stream refused by server');
+    const { client, sends } = clientAnswering([refused, refused]);
+    await expect(callUnary(client, 'echo', { text: 'x', delayMs: 0 }, { deadlineMs: 1_000 })).resolves.toEqual({ text: 'ok' });
+    expect(sends).toHaveLength(3);
+  });
+
+  it('other failures, and refusals past the attempts, are not retried', async () => {
+    const down = clientAnswering([failure(grpc.status.UNAVAILABLE, 'No connection established')]);
+    await expect(callUnary(down.client, 'echo', { text: 'x', delayMs: 0 }, { deadlineMs: 1_000 })).rejects.toMatchObject({ code: 'service_unavailable' });
+    expect(down.sends).toHaveLength(1);
+    const refused = failure(grpc.status.UNAVAILABLE, 'Stream refused by server');
+    const always = clientAnswering([refused, refused, refused, refused, refused]);
+    await expect(callUnary(always.client, 'echo', { text: 'x', delayMs: 0 }, { deadlineMs: 1_000 })).rejects.toMatchObject({ code: 'service_unavailable' });
+    expect(always.sends).toHaveLength(4);
+  });
+});

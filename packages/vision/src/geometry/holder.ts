@@ -1,8 +1,9 @@
 /**
  * Is the card in a graded slab? Every grading company's slab carries its label next to the card, inside the same
- * plastic: a light, near-white band across the card's width, set a few mm off the card's edge (past the well) and
- * bounded on both sides by the slab's darker plastic. A bare card photographed on white paper or a white table has
- * white next to it too, but unbounded: it runs to the photo's edge or far past a label's size.
+ * plastic: a printed, near-white band across the card's width, set a few mm off the card's edge (past the well)
+ * and bounded on both sides by the slab's darker plastic. A bare card photographed on white paper or a white table
+ * has white next to it too, but blank and unbounded (it runs to the photo's edge or far past a label's size); a
+ * printed sheet lying beside it on a desk does not span the card's width.
  *
  * The label is looked for outside each of the card's four edges (a landscape card sits sideways in its slab), in
  * rows parallel to the edge, through the card's homography extrapolated past the card.
@@ -44,7 +45,7 @@ export const SLAB_LIMITS = {
   minInkedRows: 0.35,
   /** Over the label's rows, each quarter of its width is at least this share near-white. */
   minQuarterWhiteShare: 0.5,
-  /** A label's extent across its rows (mm): PSA, BGS, CGC and SGC labels are 12-22 mm tall. */
+  /** A label's extent across its rows (mm): the PSA labels of the real set measure 10-16.5 mm; 22 leaves room for taller ones. */
   labelMinMm: 6,
   labelMaxMm: 22,
   /** Rows with more than this share of their samples outside the photo end the search on that side. */
