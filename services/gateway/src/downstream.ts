@@ -143,6 +143,8 @@ export function createDownstream(options: DownstreamOptions) {
     maxEntries: 50_000,
     holdsForMs: (answer) => answer.holdsForMs,
   });
+  // The HTTP view of each kept answer, made once: polling agents read the same answer many times.
+  const subscriptionViews = new WeakMap<billingV1.GetSubscriptionResponse, { prepaidCredits: number; gradingSubscription: GradingSubscriptionView }>();
   const finishedScans = new LRUCache<string, scansV1.ScanResult>({ max: FINISHED_SCANS_KEPT });
 
   return {
@@ -195,8 +197,13 @@ export function createDownstream(options: DownstreamOptions) {
 
     /** GET /v1/subscriptions/me: the prepaid balance and the grading subscription from one billing read. */
     async getSubscriptionBalance(agentId: number): Promise<{ prepaidCredits: number; gradingSubscription: GradingSubscriptionView }> {
-      const { subscription } = await subscriptions.get(agentId);
-      return { prepaidCredits: subscription?.prepaidCredits ?? 0, gradingSubscription: toGradingSubscription(subscription) };
+      const answer = await subscriptions.get(agentId);
+      let view = subscriptionViews.get(answer);
+      if (!view) {
+        view = { prepaidCredits: answer.subscription?.prepaidCredits ?? 0, gradingSubscription: toGradingSubscription(answer.subscription) };
+        subscriptionViews.set(answer, view);
+      }
+      return view;
     },
 
     /** POST /v1/subscriptions/checkout: a new checkout, the portal (past due), or a scheduled plan change. */

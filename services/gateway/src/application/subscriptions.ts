@@ -85,6 +85,20 @@ export async function checkCredits(ctx: AppContext, caller: Caller): Promise<{ p
   return { prepaidCredits, ...gradingSubscription };
 }
 
+/** The JSON of each view the gateway keeps (downstream returns the same object while it keeps the answer). */
+const creditsJson = new WeakMap<object, string>();
+
+/** GET /v1/subscriptions/me as JSON text, with the prepaid balance for X-Credits-Remaining. */
+export async function checkCreditsJson(ctx: AppContext, caller: Caller): Promise<{ json: string; prepaidCredits: number }> {
+  const view = await ctx.downstream.getSubscriptionBalance(caller.agentId);
+  let json = creditsJson.get(view);
+  if (json === undefined) {
+    json = JSON.stringify({ prepaidCredits: view.prepaidCredits, ...view.gradingSubscription });
+    creditsJson.set(view, json);
+  }
+  return { json, prepaidCredits: view.prepaidCredits };
+}
+
 export const gradingTrialInput = z.object({
   applicationName: z.string({ error: 'applicationName must be a string' }).describe('Name of the application that will grade (1-100 characters).'),
   ownerEmail: z.string({ error: 'ownerEmail must be a string' }).describe("The account owner's email; the owner completes the checkout."),

@@ -2,8 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import { AppError } from '@cardlens/errors';
 import { isoOrNull, type billingSandboxV1 } from '@cardlens/contracts';
 import type { AppContext } from '../application/context';
-import { changePlan, checkCredits, subscribeGrading } from '../application/subscriptions';
-import { authenticate, authOf, sendAuthenticated } from '../http/authenticated';
+import { changePlan, checkCreditsJson, subscribeGrading } from '../application/subscriptions';
+import { authenticate, authOf, sendAuthenticated, setAuthenticatedHeaders } from '../http/authenticated';
 import { escapeHtml, sendHtmlPage } from '../http/html';
 import { clientIp } from '../http/client-ip';
 import { consumeOrThrow } from '../http/rate-limits';
@@ -64,8 +64,9 @@ export function subscriptionRoutes(app: AppContext): Router {
   router
     .route('/v1/subscriptions/me')
     .get(authenticate(downstream, limiters, { readsOwnBalance: true }), async (_req: Request, res: Response) => {
-      const view = await checkCredits(app, authOf(res).agent);
-      await sendAuthenticated(res, downstream, 200, view, view.prepaidCredits);
+      const { json, prepaidCredits } = await checkCreditsJson(app, authOf(res).agent);
+      setAuthenticatedHeaders(res, prepaidCredits);
+      res.status(200).type('json').send(json);
     })
     .all(methodNotAllowed('GET'));
 
