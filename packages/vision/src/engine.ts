@@ -25,7 +25,7 @@ import { calibrateSide } from './models/calibration';
 import { createModelRuntime, type ModelRuntime } from './models/runtime';
 import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
-import { outlineAspect, photoSupport, PHOTO_SUPPORT_LIMITS, type PhotoSupport } from './photo-support';
+import { isCardShapedOutline, photoSupport, type PhotoSupport } from './photo-support';
 
 export const ENGINE_VERSION = 'cardlens-vision-5';
 export type { IdentificationEvidence } from './evidence/extract';
@@ -116,9 +116,7 @@ export async function analyzeSide(
   const { detector } = found;
   let located = found.located;
   // A slab's label is looked for only around a card-shaped outline (any other outline is not the card's edge).
-  const [minAspect, maxAspect] = PHOTO_SUPPORT_LIMITS.outlineAspectRange;
-  const aspect = outlineAspect(located.quadPx);
-  let slab = aspect >= minAspect && aspect <= maxAspect ? findSlabLabel(located.work, homographyFromCanonical(located.quadWork)) : null;
+  let slab = isCardShapedOutline(located.quadPx) ? findSlabLabel(located.work, homographyFromCanonical(located.quadWork)) : null;
   if (slab?.side === 'bottom') {
     // A slab's label is above the card: the layout model's up was the card's down.
     located = turnLocated(located);

@@ -60,6 +60,12 @@ export function outlineAspect(quad: Quad): number {
   return (len(0, 1) + len(3, 2)) / (len(0, 3) + len(1, 2));
 }
 
+/** Whether an outline has a bare card's proportions; any other outline is a holder's (or the table's), not the card's edge. */
+export function isCardShapedOutline(quad: Quad): boolean {
+  const aspect = outlineAspect(quad);
+  return aspect >= PHOTO_SUPPORT_LIMITS.outlineAspectRange[0] && aspect <= PHOTO_SUPPORT_LIMITS.outlineAspectRange[1];
+}
+
 /** Pixels per mm of the card in the photo: its long sides (TL-BL, TR-BR) in pixels over 88 mm. */
 export function cardPxPerMm(quad: Quad): number {
   const len = (a: number, b: number) => Math.hypot(quad[a]![0] - quad[b]![0], quad[a]![1] - quad[b]![1]);
@@ -79,7 +85,7 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
   const blurMm = Math.max(input.blurPx / CANONICAL_PX_PER_MM, 0.5 / pxPerMm);
   const notAssessed: PhotoSupport['notAssessed'] = {};
   const aspect = outlineAspect(input.quadPx);
-  if (aspect < L.outlineAspectRange[0] || aspect > L.outlineAspectRange[1]) {
+  if (!isCardShapedOutline(input.quadPx)) {
     // Everything measured relative to that outline would describe the holder (or the table), not the card.
     const reason = `the outline found is ${round2(aspect)} as wide as it is tall, not a bare card's 0.72: a slab, top-loader or sleeve, or not the card's own edge`;
     return { pxPerMm, blurMm, outlineAspect: aspect, slab: input.slab ?? null, notAssessed: { centering: reason, corners: reason, edges: reason, surface: reason } };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { busTables, OutboxRelay, type Bus } from '@cardlens/bus';
+import { OutboxRelay, type Bus } from '@cardlens/bus';
 import { events } from '@cardlens/contracts';
 import { migrate, openPrisma, serviceLayout, type Database, type DatabaseConfig } from '@cardlens/db';
 import { startGrpcServer } from '@cardlens/grpc-kit';
@@ -15,6 +15,7 @@ import type { SandboxProvider } from './payments/sandbox-provider';
 import { selectPaymentProvider } from './payments/select-provider';
 import { checkPriceAnnouncements } from './use-cases/check-price-announcements';
 import type { PurchaseDeps } from './use-cases/purchase-deps';
+import { BILLING_BUS_TABLES } from './domain/bus-tables';
 
 export const billingServiceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -72,7 +73,7 @@ export async function startBillingService(options: {
   const { prisma, close } = await openPrisma(PrismaClient, database);
 
   await bus.ensureTopics([events.paymentConfirmationReceived.topic, events.balanceChanged.topic, events.subscriptionChanged.topic]);
-  const relay = new OutboxRelay({ prisma, table: busTables('billing').outbox, bus, logger: logger.child({ component: 'billing-outbox' }) });
+  const relay = new OutboxRelay({ prisma, table: BILLING_BUS_TABLES.outbox, bus, logger: logger.child({ component: 'billing-outbox' }) });
   relay.start();
   const { purchases, sandbox } = purchaseDepsFromConfig(config, prisma, logger, () => relay.nudge());
   await sandbox?.start();

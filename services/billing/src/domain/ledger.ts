@@ -1,11 +1,11 @@
-import { busTables, enqueueOutbox } from '@cardlens/bus';
+import { enqueueOutbox } from '@cardlens/bus';
 import { events, timestampFromDate } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import type { Prisma } from '../db';
+import { BILLING_BUS_TABLES } from './bus-tables';
 
 type Tx = Prisma.TransactionClient;
 
-const OUTBOX = busTables('billing').outbox;
 
 export type EntryKind = 'grant' | 'debit' | 'refund' | 'purchase';
 
@@ -77,7 +77,7 @@ export async function appendEntry(tx: Tx, entry: EntryRequest): Promise<Appended
     },
   });
   if (entry.amount !== 0) {
-    await enqueueOutbox(tx, OUTBOX, {
+    await enqueueOutbox(tx, BILLING_BUS_TABLES.outbox, {
       topic: events.balanceChanged.topic,
       key: String(entry.agentId),
       value: events.balanceChanged.encode({ agentId: entry.agentId, credits: balanceAfter, ledgerEntryId: Number(created.id), changedAt: timestampFromDate(created.createdAt) }),

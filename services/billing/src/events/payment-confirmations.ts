@@ -1,9 +1,10 @@
 import { billingEventsV1, dateFromTimestamp, events } from '@cardlens/contracts';
-import { busTables, idempotentConsumer, type Bus, type MessageHandler, type Subscription } from '@cardlens/bus';
+import { idempotentConsumer, type Bus, type MessageHandler, type Subscription } from '@cardlens/bus';
 import type { Logger } from '@cardlens/telemetry';
 import type { PrismaClient } from '../db';
 import { applySubscriptionConfirmation, type ApplyDeps } from '../use-cases/apply-subscription-event';
 import { fulfilCreditPurchase } from '../use-cases/fulfil-credit-purchase';
+import { BILLING_BUS_TABLES } from '../domain/bus-tables';
 
 export const BILLING_CONSUMER_GROUP = 'billing';
 /** Agents granted at once per partition; with 3 partitions about the database pool (DATABASE_POOL_SIZE 10). */
@@ -30,7 +31,7 @@ export function subscribePaymentConfirmations(bus: Bus, prisma: PrismaClient, de
 /** The consumer's handler (exported so tests can crash it between the database commit and the acknowledgement). */
 export function paymentConfirmationHandler(prisma: PrismaClient, deps: ApplyDeps): MessageHandler {
   const { logger } = deps;
-  return idempotentConsumer(prisma, busTables('billing').processedMessages, BILLING_CONSUMER_GROUP, async (message, tx) => {
+  return idempotentConsumer(prisma, BILLING_BUS_TABLES.processedMessages, BILLING_CONSUMER_GROUP, async (message, tx) => {
       const confirmation = events.paymentConfirmationReceived.decode(message.value);
       if (confirmation.kind === billingEventsV1.PaymentKind.SUBSCRIPTION) {
         await applySubscriptionConfirmation(tx, deps, confirmation);

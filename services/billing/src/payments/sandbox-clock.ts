@@ -1,6 +1,6 @@
 import type { Clock } from '../clock';
 import type { Prisma, PrismaClient } from '../db';
-import { announceEveryAgentsSubscriptionChange } from '../domain/subscription-changes';
+import { announceSubscriptionChange } from '../domain/subscription-changes';
 
 const CLOCK_ID = 'sandbox_clock';
 
@@ -33,7 +33,7 @@ export class SandboxClock implements Clock {
     // Deadlines passed by the jump change agents' derived status with no row written, so readers drop every copy.
     await this.prisma.$transaction(async (tx) => {
       await tx.sandboxObject.upsert({ where: { id: CLOCK_ID }, create: { id: CLOCK_ID, type: 'test_clock', data }, update: { data } });
-      await announceEveryAgentsSubscriptionChange(tx);
+      await announceSubscriptionChange(tx, 'every-agent');
     });
   }
 }

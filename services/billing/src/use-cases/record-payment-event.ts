@@ -1,11 +1,10 @@
 import { billingEventsV1, events, timestampFromDate } from '@cardlens/contracts';
-import { busTables, enqueueOutbox } from '@cardlens/bus';
+import { enqueueOutbox } from '@cardlens/bus';
 import type { Prisma } from '../db';
 import type { PaidPurchase, PurchaseEvent } from '../domain/purchase-events';
+import { BILLING_BUS_TABLES } from '../domain/bus-tables';
 
 export type PaymentEventSource = 'webhook' | 'return' | 'token' | 'repair';
-
-const OUTBOX = busTables('billing').outbox;
 
 /**
  * Stores a payment event once by its id and applies what it means, in the caller's transaction:
@@ -33,7 +32,7 @@ export async function recordPaymentEvent(
 
   switch (meaning.kind) {
     case 'paid':
-      await enqueueOutbox(tx, OUTBOX, {
+      await enqueueOutbox(tx, BILLING_BUS_TABLES.outbox, {
         topic: events.paymentConfirmationReceived.topic,
         key: String(meaning.purchase.agentId),
         value: events.paymentConfirmationReceived.encode(confirmationOf(event, meaning.purchase)),

@@ -1,5 +1,5 @@
 import { billingEventsV1, events, timestampFromDate } from '@cardlens/contracts';
-import { busTables, enqueueOutbox } from '@cardlens/bus';
+import { enqueueOutbox } from '@cardlens/bus';
 import type { Logger } from '@cardlens/telemetry';
 import type { Prisma } from '../db';
 import { DAY_MS } from '../clock';
@@ -7,8 +7,8 @@ import type { SubscriptionEvent } from '../domain/subscription-events';
 import { planOfPrice } from './plan-prices';
 import { insertPaymentEvent, type PaymentEventSource } from './record-payment-event';
 import { retireCheckout } from './subscription-rules';
+import { BILLING_BUS_TABLES } from '../domain/bus-tables';
 
-const OUTBOX = busTables('billing').outbox;
 const ts = (date: Date | null | undefined) => (date ? timestampFromDate(date) : undefined);
 
 /**
@@ -45,7 +45,7 @@ export async function recordSubscriptionEvent(
   }
   if (confirms) {
     const confirmation = await confirmationOf(tx, event, meaning);
-    await enqueueOutbox(tx, OUTBOX, { topic: events.paymentConfirmationReceived.topic, key: String(confirmation.agentId), value: events.paymentConfirmationReceived.encode(confirmation) });
+    await enqueueOutbox(tx, BILLING_BUS_TABLES.outbox, { topic: events.paymentConfirmationReceived.topic, key: String(confirmation.agentId), value: events.paymentConfirmationReceived.encode(confirmation) });
   }
   return true;
 }

@@ -79,21 +79,27 @@ function scheduledView(change: billingV1.ScheduledPlanChange): Extract<CheckoutV
   };
 }
 
-/** GET /v1/subscriptions/me and MCP check_credits: prepaid credits and the grading subscription. */
-export async function checkCredits(ctx: AppContext, caller: Caller): Promise<{ prepaidCredits: number } & GradingSubscriptionView> {
-  const { prepaidCredits, gradingSubscription } = await ctx.downstream.getSubscriptionBalance(caller.agentId);
-  return { prepaidCredits, ...gradingSubscription };
+type CreditsView = { prepaidCredits: number } & GradingSubscriptionView;
+
+/** The body of GET /v1/subscriptions/me and MCP check_credits: prepaid credits and the grading subscription. */
+function creditsView(view: { prepaidCredits: number; gradingSubscription: GradingSubscriptionView }): CreditsView {
+  return { prepaidCredits: view.prepaidCredits, ...view.gradingSubscription };
+}
+
+/** MCP check_credits: prepaid credits and the grading subscription. */
+export async function checkCredits(ctx: AppContext, caller: Caller): Promise<CreditsView> {
+  return creditsView(await ctx.downstream.getSubscriptionBalance(caller.agentId));
 }
 
 /** The JSON of each view the gateway keeps (downstream returns the same object while it keeps the answer). */
 const creditsJson = new WeakMap<object, string>();
 
-/** GET /v1/subscriptions/me as JSON text, with the prepaid balance for X-Credits-Remaining. */
+/** GET /v1/subscriptions/me as JSON text made once per kept view, with the prepaid balance for X-Credits-Remaining. */
 export async function checkCreditsJson(ctx: AppContext, caller: Caller): Promise<{ json: string; prepaidCredits: number }> {
   const view = await ctx.downstream.getSubscriptionBalance(caller.agentId);
   let json = creditsJson.get(view);
   if (json === undefined) {
-    json = JSON.stringify({ prepaidCredits: view.prepaidCredits, ...view.gradingSubscription });
+    json = JSON.stringify(creditsView(view));
     creditsJson.set(view, json);
   }
   return { json, prepaidCredits: view.prepaidCredits };
