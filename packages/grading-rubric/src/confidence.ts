@@ -21,6 +21,7 @@ import { BACK_LENIENCY, normalCdf } from './overall';
 import { CORNER_IDS, EDGE_IDS } from './geometry';
 import { NOT_ASSESSED_FACTOR } from './not-assessed';
 import { assessCorner, assessEdge, assessSurfaceDefect } from './severity';
+import { boundedCalibration } from './sides';
 import type {
   CardMeasurements,
   CornerMeasurement,
@@ -149,7 +150,7 @@ export const CALIBRATION_SIGMA_GRADES = 1.0;
 
 /** The calibrated severities in place of the measured ones (creases still cap from their measurements). */
 function calibratedElements(s: SideMeasurements, cat: Category): Elements {
-  const c = s.calibrated!;
+  const c = boundedCalibration(s)!;
   const severities = cat === 'corners' ? CORNER_IDS.map((id) => c.corners[id]) : cat === 'edges' ? EDGE_IDS.map((id) => c.edges[id]) : [c.surface];
   return { severities, creaseGrades: elementsOf(s, cat).creaseGrades };
 }

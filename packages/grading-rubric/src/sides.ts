@@ -7,7 +7,23 @@ import { CORNER_IDS, EDGE_IDS } from './geometry';
 import { assessCorner, assessEdge, assessSurfaceDefect } from './severity';
 import { bgsSideGrade, centeringShares } from './centering';
 import { combineSides } from './overall';
-import type { CardMeasurements, CornerId, EdgeId, Side, SideGrades, SideMeasurements, SubGradeSet } from './types';
+import type { CardMeasurements, CornerId, EdgeId, Side, SideCalibration, SideGrades, SideMeasurements, SubGradeSet } from './types';
+
+/**
+ * The calibrated severities of a side, each no higher than its measurement's: the calibration explains photo
+ * artefacts away (glare read as whitening, a sleeve's outline as edge wear, foil as scratches) but never adds
+ * damage the measurements did not see (GRADING.md, "Learned components").
+ */
+export function boundedCalibration(m: SideMeasurements): SideCalibration | undefined {
+  const cal = m.calibrated;
+  if (!cal) return undefined;
+  const corners = {} as Record<CornerId, number>;
+  for (const id of CORNER_IDS) corners[id] = Math.min(cal.corners[id], assessCorner(m.corners[id]).severity);
+  const edges = {} as Record<EdgeId, number>;
+  for (const id of EDGE_IDS) edges[id] = Math.min(cal.edges[id], assessEdge(m.edges[id], id).severity);
+  const surface = Math.min(cal.surface, aggregateSeverities(m.surface.map((d) => assessSurfaceDefect(d).severity)));
+  return { ...cal, corners, edges, surface };
+}
 
 /** Grade the corners, edges and surface of one side (centering uses the BGS-like side table). */
 export function gradeSide(side: Side, m: SideMeasurements): SideGrades {
@@ -18,7 +34,7 @@ export function gradeSide(side: Side, m: SideMeasurements): SideGrades {
   const surface = m.surface.map((d) => assessSurfaceDefect(d).severity);
 
   const measuredAggregates = { corners: aggregateSeverities(Object.values(corners)), edges: aggregateSeverities(Object.values(edges)), surface: aggregateSeverities(surface) };
-  const cal = m.calibrated;
+  const cal = boundedCalibration(m);
   const cornersAggregate = cal ? aggregateSeverities(Object.values(cal.corners)) : measuredAggregates.corners;
   const edgesAggregate = cal ? aggregateSeverities(Object.values(cal.edges)) : measuredAggregates.edges;
   const surfaceAggregate = cal ? cal.surface : measuredAggregates.surface;

@@ -27,11 +27,16 @@ describe('calibrated severities', () => {
     expect(calibrated.defects.some((d) => d.location === 'top-left corner' && d.side === 'front')).toBe(true);
   });
 
-  it('can also lower a grade the measurements missed, and changes nothing where it agrees', () => {
-    const cal = { ...noCalibration(), edges: { top: 0.5, right: 0, bottom: 0, left: 0 } };
+  it('never lowers a grade below what the measurements saw, and changes nothing where it agrees', () => {
+    // the calibration can explain a measurement away but cannot add damage nothing measured
+    const cal = { ...noCalibration(), edges: { top: 0.5, right: 0, bottom: 0, left: 0 }, surface: 0.6 };
     const r = gradeCard({ front: { ...mintSide(), calibrated: cal }, back: mintSide() });
-    expect(r.subGrades.edges).toBeLessThan(10);
-    expect(r.justification).toMatch(/front 10 from the measurements alone/);
+    expect(r.subGrades.edges).toBe(10);
+    expect(r.subGrades.surface).toBe(10);
+    expect(r.justification).not.toMatch(/calibrat/);
+    // on a measured flaw it can lower the severity only down to the calibration's, not raise it
+    const worse = gradeCard({ front: { ...whitenedFront(), calibrated: { ...noCalibration(), corners: { TL: 0.9, TR: 0, BR: 0, BL: 0 } } }, back: mintSide() });
+    expect(worse.subGrades.corners).toBe(6);
     const agree = gradeCard({ front: { ...mintSide(), calibrated: noCalibration() }, back: mintSide() });
     expect(agree.subGrades).toEqual(gradeCard({ front: mintSide(), back: mintSide() }).subGrades);
     expect(agree.justification).not.toMatch(/calibrat/);
