@@ -17,7 +17,7 @@ import { slabLabelImage } from './evidence/slabLabel';
 import { measureCentering, type CenteringResult } from './geometry/centering';
 import { homographyFromCanonical, rectify } from './geometry/homography';
 import { findSlabLabel } from './geometry/holder';
-import { locateCard, turnLocated, type LocatedCard } from './geometry/locate';
+import { CROPPED_PHOTO_CONFIDENCE, locateCard, locateCroppedPhoto, turnLocated, type LocatedCard } from './geometry/locate';
 import { decodeScaled, probeImage } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
 import { predictCorners } from './models/keypoints';
@@ -41,8 +41,11 @@ export interface SideAnalysis {
   /** The photo's (EXIF-oriented) size in pixels. */
   imageSize: { width: number; height: number };
   detectionConfidence: number;
-  /** Which detector found the card: the classical edge detector, or the learned corner model (fallback). */
-  detector: 'classical' | 'keypoint-model';
+  /**
+   * Which detector found the card: the classical edge detector, the learned corner model (when the classical one
+   * finds nothing), or the photo's own frame (a photo cropped to the card).
+   */
+  detector: 'classical' | 'keypoint-model' | 'cropped-photo';
   centering: CenteringResult;
   rectified: RgbImage;
   /** The working photo and the card quad in it (for the overlay thumbnail). */
@@ -87,10 +90,10 @@ export interface CardEngine {
 }
 
 /**
- * Finds the card: the classical detector first (subpixel, explainable); when it finds nothing, the learned
+ * Finds an outline: the classical detector first (subpixel, explainable); when it finds nothing, the learned
  * corner model proposes a coarse quad that the same refinement then snaps to the card's edges.
  */
-async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<{ located: LocatedCard; detector: SideAnalysis['detector'] }> {
+async function locateOutline(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<{ located: LocatedCard; detector: SideAnalysis['detector'] }> {
   try {
     return { located: await locateCard(bytes), detector: 'classical' };
   } catch (error) {
@@ -104,6 +107,17 @@ async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | und
     located.confidence *= corners.confidence;
     return { located, detector: 'keypoint-model' };
   }
+}
+
+/**
+ * Finds the card (locateOutline). Where the outline found is not a card's, in a photo of a card's proportions, the
+ * photo is cropped to the card (locateCroppedPhoto): what was found is printed inside it. Only where something was
+ * found: a blank photo is not a card.
+ */
+async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<{ located: LocatedCard; detector: SideAnalysis['detector'] }> {
+  const found = await locateOutline(bytes, runtime);
+  const cropped = isCardShapedOutline(found.located.quadPx) ? null : await locateCroppedPhoto(bytes);
+  return cropped ? { located: cropped, detector: 'cropped-photo' } : found;
 }
 
 /** One side: locate, measure centering on the photo, rectify, measure condition. */
@@ -125,7 +139,7 @@ export async function analyzeSide(
   const t1 = performance.now();
   // Centering is measured through the homography on the working image (no resampling of the border bands).
   const cardToWork = homographyFromCanonical(located.quadWork);
-  const centering = measureCentering(located.work, cardToWork);
+  const centering = measureCentering(located.work, cardToWork, detector === 'cropped-photo' ? { assumedOutlineConfidence: CROPPED_PHOTO_CONFIDENCE } : {});
   const t2 = performance.now();
   const rectified = rectify(located.work, located.quadWork);
   const t3 = performance.now();
@@ -142,7 +156,7 @@ export async function analyzeSide(
     photo: { image: located.work, quad: located.quadWork },
     condition,
     measurements: sideMeasurements(condition, frame),
-    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab }),
+    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab, croppedPhoto: detector === 'cropped-photo' }),
     slabLabel: slab ? slabLabelImage(located.work, cardToWork, slab) : null,
     timingsMs: { ...prefix('locate.', located.timingsMs), locate: t1 - t0, centering: t2 - t1, rectify: t3 - t2, condition: t4 - t3 },
   };

@@ -59,6 +59,12 @@ describe('photoSupport', () => {
     expect(photoSupport({ quadPx: quad(6), blurPx: 0.7, centering: centred, slab: { side: 'top', fromMm: 6.5, toMm: 19 } }).notAssessed.corners).toMatch(/pixels per mm/);
   });
 
+  it("a photo cropped to the card: its corners and edges are the photo's and are not assessed; centering and surface are", () => {
+    const s = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, croppedPhoto: true });
+    expect(Object.keys(s.notAssessed).sort()).toEqual(['corners', 'edges']);
+    expect(s.notAssessed.edges).toMatch(/cropped to the card/);
+  });
+
   it('centering: a frame fit is believed while it costs nothing or while its lines form a frame', () => {
     const weakCentred = centering({ left: 3.1, right: 2.9, top: 3, bottom: 3 }, 0.2);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakCentred }).notAssessed).toEqual({});

@@ -77,7 +77,7 @@ function worseAxisShare(c: CenteringResult): number {
   return Math.max(c.leftRight, 100 - c.leftRight, c.topBottom, 100 - c.topBottom);
 }
 
-export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult; slab?: SlabLabel | null }): PhotoSupport {
+export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult; slab?: SlabLabel | null; croppedPhoto?: boolean }): PhotoSupport {
   const L = PHOTO_SUPPORT_LIMITS;
   const pxPerMm = cardPxPerMm(input.quadPx);
   // Blur is measured on the rectified side (CANONICAL_PX_PER_MM); a photo with fewer pixels than that is at least
@@ -107,6 +107,11 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     const inSlab = `the card is in a graded slab (its label lies ${round1(s.fromMm)}-${round1(s.toMm)} mm beyond the card's ${s.side} edge): its corners and edges are seen through plastic beside the slab's well, whose shadow and walls cannot be told from whitening and wear`;
     notAssessed.corners = inSlab;
     notAssessed.edges = inSlab;
+  } else if (input.croppedPhoto) {
+    // Nothing lies outside the card: its edges are the photo's, where a crop may have cut into it or left a strip.
+    const cropped = "the photo is cropped to the card, so its edges are the photo's: whitening, chips and rounding along them cannot be told from the crop";
+    notAssessed.corners = cropped;
+    notAssessed.edges = cropped;
   }
   const c = input.centering;
   if (pxPerMm < L.centeringMinPxPerMm) {

@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { generateSample, type SampleLabel } from '@cardlens/card-synth';
 import { AppError } from '@cardlens/errors';
-import { createCardEngine, type CardAnalysis, type CardEngine } from '../src/engine';
+import { analyzeSide, createCardEngine, type CardAnalysis, type CardEngine } from '../src/engine';
+import { encodeJpeg, renderScene } from './synthetic';
+import { CROPPED_PHOTO_CONFIDENCE, locateCroppedPhoto } from '../src/geometry/locate';
+import { measureCentering } from '../src/geometry/centering';
+import { homographyFromCanonical } from '../src/geometry/homography';
 
 // The engine on a small fixed set of generated pairs from the validation range (never trained on, never the
 // benchmark's), with tolerances. Accuracy over hundreds of pairs is `npm run bench:vision`'s job; these pin
@@ -102,5 +106,54 @@ describe('engine on bad inputs', () => {
     const error = await engine.analyzeCard({ front: bytes }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('invalid_image');
+  });
+});
+
+describe('engine on a photo cropped to the card', () => {
+  it("takes the photo's own frame for the card's outline when the photo has a card's proportions", async () => {
+    // A scan cropped to the card's edges (a shop's or listing's photo): no background around the card, and the frame
+    // printed inside it (a 20 mm name plate at the bottom) has no card's proportions.
+    const width = 630;
+    const height = 880;
+    const scene = renderScene({
+      width,
+      height,
+      quad: [[0, 0], [width, 0], [width, height], [0, height]],
+      card: { leftMm: 3, rightMm: 3, topMm: 3, bottomMm: 22, border: [235, 235, 230], cornerRadiusMm: 0.3 },
+      clutter: false,
+    });
+    const side = await analyzeSide(await encodeJpeg(scene));
+    expect(side.detector).toBe('cropped-photo');
+    // The corners are the photo's, in either order (which way is up is the layout model's decision).
+    const frame = [[0, 0], [width, 0], [width, height], [0, height]];
+    const offBy = (turn: number) => Math.max(...side.quadPx.map(([x, y], i) => Math.hypot(x - frame[(i + turn) % 4]![0]!, y - frame[(i + turn) % 4]![1]!)));
+    expect(Math.min(offBy(0), offBy(2))).toBeLessThan(0.02 * width);
+  }, 60_000);
+
+  it("measures centering from the photo's frame: the borders of a cropped card", async () => {
+    const width = 630;
+    const height = 880;
+    const card = { leftMm: 2.5, rightMm: 4, topMm: 3, bottomMm: 3.5, border: [235, 235, 230] as [number, number, number], cornerRadiusMm: 0.3 };
+    const jpeg = await encodeJpeg(renderScene({ width, height, quad: [[0, 0], [width, 0], [width, height], [0, height]], card, clutter: false }));
+    const located = await locateCroppedPhoto(jpeg);
+    expect(located).not.toBeNull();
+    const c = measureCentering(located!.work, homographyFromCanonical(located!.quadWork), { assumedOutlineConfidence: CROPPED_PHOTO_CONFIDENCE });
+    const turned = located!.orientation.flipped;
+    const [l, r, t, b] = turned ? [c.rightMm, c.leftMm, c.bottomMm, c.topMm] : [c.leftMm, c.rightMm, c.topMm, c.bottomMm];
+    expect(Math.abs(l - 2.5)).toBeLessThan(0.2);
+    expect(Math.abs(r - 4)).toBeLessThan(0.2);
+    expect(Math.abs(t - 3)).toBeLessThan(0.2);
+    expect(Math.abs(b - 3.5)).toBeLessThan(0.2);
+    expect(c.confidence).toBeGreaterThan(0.5);
+    // a photo of other proportions is not taken for a cropped card
+    const wide = await sharp({ create: { width: 1200, height: 900, channels: 3, background: { r: 235, g: 235, b: 230 } } }).jpeg().toBuffer();
+    expect(await locateCroppedPhoto(wide)).toBeNull();
+  }, 60_000);
+
+  it('a blank photo of a card\'s proportions is still no card', async () => {
+    const blank = await sharp({ create: { width: 630, height: 880, channels: 3, background: { r: 235, g: 235, b: 230 } } }).jpeg().toBuffer();
+    const error = await analyzeSide(blank).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('card_not_found');
   });
 });

@@ -50,6 +50,11 @@ export interface CenteringOptions {
   cornerClearMm?: number;
   /** Half-width (mm) of the window around the outline searched for the outer edge. Default 0.3. */
   outerWindowMm?: number;
+  /**
+   * The outline is the photo's frame (a photo cropped to the card): where no edge is seen next to it, the frame is
+   * the card's edge, with the confidence of that assumption.
+   */
+  assumedOutlineConfidence?: number;
 }
 
 interface SideFrame {
@@ -184,7 +189,13 @@ function measureBorder(src: RgbImage, H: Homography, f: SideFrame, options: Cent
   outer.profiles = pi;
   inner.profiles = pi;
   // outer line
-  const outerFit = fitSide(outer, { sMin: -outerWin - 0.1, sMax: outerWin + 0.1, maxSlope: 0.01, binS: 0.05, tol: 0.15, pick: 'strongest' });
+  const conf = (fit: SideFit | null): number =>
+    fit ? Math.max(0, Math.min(1, fit.inliers)) * Math.exp(-Math.max(0, fit.sigma - 0.03) / 0.1) : 0;
+  let outerFit = fitSide(outer, { sMin: -outerWin - 0.1, sMax: outerWin + 0.1, maxSlope: 0.01, binS: 0.05, tol: 0.15, pick: 'strongest' });
+  // A photo's frame taken for the card's edge: an edge seen next to it only counts where it is surer.
+  const assumed = options.assumedOutlineConfidence;
+  if (assumed !== undefined && conf(outerFit) < assumed) outerFit = null;
+  const outerConfidence = outerFit ? conf(outerFit) : (assumed ?? 0);
   const outerAt = outerFit ? outerFit.s0 : 0;
   // frame line: first well-supported straight line inside the outer edge
   const frameFit = fitSide(inner, {
@@ -197,8 +208,6 @@ function measureBorder(src: RgbImage, H: Homography, f: SideFrame, options: Cent
   });
   const frameAt = frameFit ? frameFit.s0 : outerAt;
   const width = frameAt - outerAt;
-  const conf = (fit: SideFit | null): number =>
-    fit ? Math.max(0, Math.min(1, fit.inliers)) * Math.exp(-Math.max(0, fit.sigma - 0.03) / 0.1) : 0;
   return {
     side: f.side,
     widthMm: Math.max(0, width),
@@ -209,7 +218,7 @@ function measureBorder(src: RgbImage, H: Homography, f: SideFrame, options: Cent
     outerSigmaMm: outerFit?.sigma ?? Infinity,
     frameInliers: frameFit?.inliers ?? 0,
     outerInliers: outerFit?.inliers ?? 0,
-    confidence: Math.min(conf(frameFit), conf(outerFit)),
+    confidence: Math.min(conf(frameFit), outerConfidence),
   };
 }
 

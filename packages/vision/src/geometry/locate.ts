@@ -2,6 +2,7 @@ import { AppError } from '@cardlens/errors';
 import { chooseDecodeShrink, decodeScaled, downsampleRgb, probeImage, type ImageInfo } from '../image/decode';
 import type { Quad, RgbImage } from '../image/types';
 import { detectCardCoarse, refineQuad, type CoarseDetection, type RefinedQuad } from './detect';
+import { lineThrough } from './lines';
 import { quadArea, scaleQuad } from './quad';
 import { resolveCardEdges, type ResolveResult } from './resolve';
 import { orientQuad, type OrientationDecision } from './orientation';
@@ -62,6 +63,54 @@ export function turnLocated(located: LocatedCard): LocatedCard {
     quadPx: turn(located.quadPx),
     refined,
     orientation: { ...located.orientation, quad: refined.quad, flipped: !located.orientation.flipped },
+  };
+}
+
+/** A photo with a card's proportions (either way up): a scan or a shop's photo cropped to the card. */
+export const CROPPED_PHOTO_ASPECT = [0.69, 0.74] as const;
+
+/** The confidence of an outline taken from a cropped photo's frame: assumed, not measured on an edge. */
+export const CROPPED_PHOTO_CONFIDENCE = 0.7;
+
+/**
+ * A photo cropped to the card (the scans of card shops and listing sites) shows no background, so there is no edge
+ * around the card to find. When the photo has a card's proportions, its own frame is taken for the card's outline
+ * (no refinement: with nothing outside the card, a refinement could only drift to a printed frame further in), with
+ * the layout model deciding which way is up. Returns null for a photo of other proportions.
+ */
+export async function locateCroppedPhoto(bytes: Uint8Array, options: Pick<LocateOptions, 'minCardPx'> = {}): Promise<LocatedCard | null> {
+  const info = await probeImage(bytes);
+  const aspect = Math.min(info.width, info.height) / Math.max(info.width, info.height);
+  if (aspect < CROPPED_PHOTO_ASPECT[0] || aspect > CROPPED_PHOTO_ASPECT[1]) return null;
+  const t = performance.now();
+  const decoded = await decodeScaled(bytes, info, chooseDecodeShrink(info, options.minCardPx));
+  const work = decoded.image;
+  const decodeMs = performance.now() - t;
+  // Portrait: TL, TR, BR, BL of the frame; landscape: the card lies sideways, its top at the photo's left.
+  const { width: w, height: h } = work;
+  const quad: Quad = w <= h ? [[0, 0], [w, 0], [w, h], [0, h]] : [[0, h], [0, 0], [w, 0], [w, h]];
+  const refined: RefinedQuad = {
+    quad,
+    lines: [0, 1, 2, 3].map((k) => lineThrough(quad[k]!, quad[(k + 1) % 4]!)) as RefinedQuad['lines'],
+    sigmaPx: [0, 0, 0, 0],
+    inlierFraction: [0, 0, 0, 0],
+    confidence: CROPPED_PHOTO_CONFIDENCE,
+  };
+  const orientation = orientQuad(work, refined.quad);
+  if (orientation.flipped) turnRefined(refined);
+  return {
+    info,
+    work,
+    scaleX: decoded.scaleX,
+    scaleY: decoded.scaleY,
+    quadWork: refined.quad,
+    quadPx: scaleQuad(refined.quad, decoded.scaleX, decoded.scaleY),
+    confidence: CROPPED_PHOTO_CONFIDENCE,
+    coarse: null,
+    refined,
+    resolved: { quad: refined.quad, sides: [], score: 0 },
+    orientation,
+    timingsMs: { probe: 0, decode: decodeMs, detect: 0, refine: performance.now() - t - decodeMs },
   };
 }
 

@@ -75,8 +75,9 @@ export interface CardDetection {
   /** 0-1. */
   confidence: number;
   /**
-   * Which detector found the card: `classical` (edge-based) or `keypoint-model` (the learned corner model,
-   * used when the classical detector finds nothing).
+   * Which detector found the card: `classical` (edge-based), `keypoint-model` (the learned corner model,
+   * used when the classical detector finds nothing) or `cropped-photo` (a photo cropped to the card: its own
+   * frame refined to the card's edges).
    */
   detector: string;
 }
