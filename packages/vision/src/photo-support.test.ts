@@ -8,7 +8,7 @@ const quad = (pxPerMm: number): Quad => [[0, 0], [63 * pxPerMm, 0], [63 * pxPerM
 
 function centering(mm: { left: number; right: number; top: number; bottom: number }, confidence: number): CenteringResult {
   const border = (side: 'left' | 'right' | 'top' | 'bottom') => ({
-    side, widthMm: mm[side], outerOffsetMm: 0, frameMm: mm[side], frameTilt: 0, frameSigmaMm: 0.02, outerSigmaMm: 0.02, frameInliers: 1, outerInliers: 1, confidence,
+    side, widthMm: mm[side], outerOffsetMm: 0, frameMm: mm[side], frameTilt: 0, frameSigmaMm: 0.02, outerSigmaMm: 0.02, frameInliers: 1, outerInliers: 1, confidence, borderSpread: 5,
   });
   return {
     leftMm: mm.left, rightMm: mm.right, topMm: mm.top, bottomMm: mm.bottom,
@@ -63,6 +63,18 @@ describe('photoSupport', () => {
     const s = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, croppedPhoto: true });
     expect(Object.keys(s.notAssessed).sort()).toEqual(['corners', 'edges']);
     expect(s.notAssessed.edges).toMatch(/cropped to the card/);
+  });
+
+  it('centering: where the bands taken for two borders vary like artwork, the design has no border to measure', () => {
+    const art = centering({ left: 7.5, right: 8.9, top: 4.5, bottom: 6.5 }, 1);
+    art.borders.top.borderSpread = 44;
+    art.borders.bottom.borderSpread = 40;
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: art }).notAssessed.centering).toBe(
+      'no printed border was found: the band taken for the top, bottom border varies like artwork (44, 40 levels; a printed border is one colour, within 20): a full-bleed design, or lines of its art',
+    );
+    // one patterned side (a stripe in the border) is not enough
+    art.borders.bottom.borderSpread = 5;
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: art }).notAssessed.centering).toBeUndefined();
   });
 
   it('centering: a frame fit is believed while it costs nothing or while its lines form a frame', () => {

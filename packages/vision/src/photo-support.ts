@@ -32,6 +32,12 @@ export const PHOTO_SUPPORT_LIMITS = {
   /** Difference (mm) between the two axes' border totals beyond which four found lines are not one frame. */
   centeringFrameMismatchMm: 1.5,
   /**
+   * Spread (RGB levels, BorderMeasurement.borderSpread) above which the band taken for a border is artwork, not a
+   * printed border; on two or more sides the design has no border to measure. Generated borders: at most 7 (318
+   * sides); full-bleed real designs (2016 Topps, Topps Chrome, Prizm): 20-59 on most sides.
+   */
+  borderMaxSpread: 20,
+  /**
    * Width over height of the outline found in the photo outside which it is not a bare card's (63/88 = 0.716;
    * tilted generated photos stay within 0.63-0.86): a slab, a top-loader or a sleeve's outline, or not the card.
    */
@@ -70,6 +76,11 @@ export function isCardShapedOutline(quad: Quad): boolean {
 export function cardPxPerMm(quad: Quad): number {
   const len = (a: number, b: number) => Math.hypot(quad[a]![0] - quad[b]![0], quad[a]![1] - quad[b]![1]);
   return (len(0, 3) + len(1, 2)) / 2 / 88;
+}
+
+/** The borders whose band varies like artwork rather than a printed border. */
+function artBorders(c: CenteringResult): CenteringResult['borders'][keyof CenteringResult['borders']][] {
+  return Object.values(c.borders).filter((b) => b.borderSpread > PHOTO_SUPPORT_LIMITS.borderMaxSpread);
 }
 
 /** The worse axis of a side's centering folded to 50-100 (70 for 30/70 or 70/30). */
@@ -116,6 +127,9 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
   const c = input.centering;
   if (pxPerMm < L.centeringMinPxPerMm) {
     notAssessed.centering = `the card spans ${round1(pxPerMm)} pixels per mm in the photo; ${L.centeringMinPxPerMm} are needed to measure its borders`;
+  } else if (artBorders(c).length >= 2) {
+    const art = artBorders(c);
+    notAssessed.centering = `no printed border was found: the band taken for the ${art.map((b) => b.side).join(', ')} border varies like artwork (${art.map((b) => Math.round(b.borderSpread)).join(', ')} levels; a printed border is one colour, within ${L.borderMaxSpread}): a full-bleed design, or lines of its art`;
   } else if (worseAxisShare(c) > L.centeringUnconfirmedMaxShare) {
     // A reading that would cost grade is believed when its four lines make a frame (a shifted print keeps both
     // axes' border totals alike); when they do not, one of them is a line of the design, not the frame.

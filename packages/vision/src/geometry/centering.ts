@@ -23,6 +23,12 @@ export interface BorderMeasurement {
   outerInliers: number;
   /** 0..1 */
   confidence: number;
+  /**
+   * How much the band between the outer edge and the frame line varies, RGB levels: the median over profiles of
+   * each profile's spread across the band. A printed border is one colour (a few levels of print and noise); on a
+   * full-bleed design the "border" is artwork. NaN where the band is under 0.6 mm wide.
+   */
+  borderSpread: number;
 }
 
 export interface CenteringResult {
@@ -134,6 +140,8 @@ function measureBorder(src: RgbImage, H: Homography, f: SideFrame, options: Cent
   for (let t = clear; t <= f.length - clear + 1e-9; t += spacing) positions.push(t);
   const [nxm, nym] = f.normal;
   let pi = 0;
+  // every profile, kept to measure the border band once the lines are known
+  const profiles: Float32Array[] = [];
   for (const t of positions) {
     const o = f.origin(t);
     // the profile o + u * normal maps to ((ax + u bx) / (aw + u bw), (ay + u by) / (aw + u bw))
@@ -152,6 +160,7 @@ function measureBorder(src: RgbImage, H: Homography, f: SideFrame, options: Cent
       const iw = 1 / (aw + u * bw);
       sampleRgb(src, (ax + u * bx) * iw, (ay + u * by) * iw, prof, j * 3);
     }
+    profiles.push(prof.slice());
     profileGradient(prof, n, kernel, grad);
     // outer edge: strongest peak within +-outside of the outline
     let bj = -1;
@@ -208,6 +217,7 @@ function measureBorder(src: RgbImage, H: Homography, f: SideFrame, options: Cent
   });
   const frameAt = frameFit ? frameFit.s0 : outerAt;
   const width = frameAt - outerAt;
+  const borderSpread = bandSpread(profiles, n0, step, outerAt + 0.25, frameAt - 0.25);
   return {
     side: f.side,
     widthMm: Math.max(0, width),
@@ -219,7 +229,25 @@ function measureBorder(src: RgbImage, H: Homography, f: SideFrame, options: Cent
     frameInliers: frameFit?.inliers ?? 0,
     outerInliers: outerFit?.inliers ?? 0,
     confidence: Math.min(conf(frameFit), outerConfidence),
+    borderSpread,
   };
+}
+
+/** Median over profiles of the RMS colour deviation across [fromMm, toMm] of each (NaN under 0.6 mm). */
+function bandSpread(profiles: Float32Array[], n0: number, step: number, fromMm: number, toMm: number): number {
+  if (toMm - fromMm < 0.1) return NaN;
+  const j0 = n0 + Math.round(fromMm / step);
+  const j1 = n0 + Math.round(toMm / step);
+  const spreads = profiles.map((p) => {
+    const mean = [0, 0, 0];
+    for (let j = j0; j <= j1; j++) for (let c = 0; c < 3; c++) mean[c]! += p[j * 3 + c]!;
+    const m = j1 - j0 + 1;
+    let v = 0;
+    for (let j = j0; j <= j1; j++) for (let c = 0; c < 3; c++) v += (p[j * 3 + c]! - mean[c]! / m) ** 2;
+    return Math.sqrt(v / (3 * m));
+  });
+  spreads.sort((a, b) => a - b);
+  return spreads[Math.floor(spreads.length / 2)] ?? NaN;
 }
 
 interface SideFit {
