@@ -45,10 +45,10 @@ export interface ConditionAnalysis {
 
 /** Share of a line defect's path inside dense print above which it is taken for the print itself. */
 const MAX_PRINT_SHARE = 0.5;
-/** A crease at least this long (mm) is claimed even through dense print. */
+/** A crease at least this long (mm) is claimed even through dense print or a field of fragments. */
 const CREASE_THROUGH_PRINT_MM = 30;
-/** Line fragments per mm² around a scratch (within SPARKLE_MARGIN_MM of its box) above which it is texture. */
-const MAX_SCRATCH_FRAGMENT_DENSITY = 0.25;
+/** Line fragments per mm² around a line mark (within SPARKLE_MARGIN_MM of its box) above which it is texture. */
+const MAX_LINE_FRAGMENT_DENSITY = 0.25;
 const SPARKLE_MARGIN_MM = 2;
 
 const CORNER_NAMES: Record<CornerId, string> = {
@@ -186,11 +186,12 @@ export function measureCondition(img: RgbImage, options: ConditionOptions = {}):
     }
     return n / pts.length;
   };
-  // Foil sparkle and busy art are fields of short line fragments; a scratch crosses a surface that is otherwise
-  // calm. A scratch among many other fragments (within 2 mm of its box) is the field's texture, not a mark of its
-  // own. On the real near-mint slab scans the scratches marked had a median 0.17 fragments per mm² around them,
-  // generated scratches a median 0; the limit is the lowest that leaves the synthetic bench unchanged (0.15 and
-  // 0.2 also dropped a generated scratch).
+  // Foil sparkle and busy art are fields of short line fragments; a scratch, a print line or a short crease crosses
+  // a surface that is otherwise calm. A line mark among many other fragments (within 2 mm of its box) is the field's
+  // texture, not a mark of its own. On the real near-mint slab scans the scratches marked had a median 0.17
+  // fragments per mm² around them, generated scratches a median 0; the limit is the lowest that leaves the
+  // synthetic bench unchanged (0.15 and 0.2 also dropped a generated scratch). Print lines and short creases
+  // follow the same rule since `cardlens-vision-6` (GRADING.md, section 16).
   const fragmentDensity = (f: SurfaceFinding): number => {
     const margin = SPARKLE_MARGIN_MM * ppm;
     const own = { x0: f.xMm * ppm - 2, y0: f.yMm * ppm - 2, x1: (f.xMm + f.wMm) * ppm + 2, y1: (f.yMm + f.hMm) * ppm + 2 };
@@ -206,9 +207,9 @@ export function measureCondition(img: RgbImage, options: ConditionOptions = {}):
     const areaMm2 = ((near.x1 - near.x0) * (near.y1 - near.y0) - (own.x1 - own.x0) * (own.y1 - own.y0)) / (ppm * ppm);
     return n / Math.max(1, areaMm2);
   };
+  const longCrease = (f: SurfaceFinding): boolean => f.kind === 'crease' && (f.lengthMm ?? 0) >= CREASE_THROUGH_PRINT_MM;
   const isPrint = (f: SurfaceFinding): boolean =>
-    (printShare(f) > MAX_PRINT_SHARE && !(f.kind === 'crease' && (f.lengthMm ?? 0) >= CREASE_THROUGH_PRINT_MM)) ||
-    (f.kind === 'scratch' && fragmentDensity(f) > MAX_SCRATCH_FRAGMENT_DENSITY);
+    !longCrease(f) && (printShare(f) > MAX_PRINT_SHARE || fragmentDensity(f) > MAX_LINE_FRAGMENT_DENSITY);
   const surface: SurfaceFinding[] = [
     // scuff marks and dent rims are not scratches of their own
     ...lines.findings.filter((f) => !isPrint(f) && !blobs.some((b) => (b.kind === 'scuff' || b.kind === 'dent') && inside(f, b))),
