@@ -98,19 +98,31 @@ export async function locateCroppedPhoto(bytes: Uint8Array, options: Pick<Locate
   };
   const orientation = orientQuad(work, refined.quad);
   if (orientation.flipped) turnRefined(refined);
+  return locatedOn(info, decoded, refined, {
+    confidence: CROPPED_PHOTO_CONFIDENCE,
+    coarse: null,
+    resolved: { quad: refined.quad, sides: [], score: 0 },
+    orientation,
+    timingsMs: { probe: 0, decode: decodeMs, detect: 0, refine: performance.now() - t - decodeMs },
+  });
+}
+
+/** The located card: the decoded working image and its refined outline, in working and original pixels. */
+function locatedOn(
+  info: ImageInfo,
+  decoded: { image: RgbImage; scaleX: number; scaleY: number },
+  refined: RefinedQuad,
+  rest: Pick<LocatedCard, 'confidence' | 'coarse' | 'resolved' | 'orientation' | 'timingsMs'>,
+): LocatedCard {
   return {
     info,
-    work,
+    work: decoded.image,
     scaleX: decoded.scaleX,
     scaleY: decoded.scaleY,
     quadWork: refined.quad,
     quadPx: scaleQuad(refined.quad, decoded.scaleX, decoded.scaleY),
-    confidence: CROPPED_PHOTO_CONFIDENCE,
-    coarse: null,
     refined,
-    resolved: { quad: refined.quad, sides: [], score: 0 },
-    orientation,
-    timingsMs: { probe: 0, decode: decodeMs, detect: 0, refine: performance.now() - t - decodeMs },
+    ...rest,
   };
 }
 
@@ -169,18 +181,5 @@ export async function locateCard(bytes: Uint8Array, options: LocateOptions = {})
     throw new AppError('card_not_found', 'No trading card could be found in the photo.');
   }
   const confidence = (coarse ? Math.min(1, coarse.score * 1.5) : 1) * refined.confidence;
-  return {
-    info,
-    work,
-    scaleX: decoded.scaleX,
-    scaleY: decoded.scaleY,
-    quadWork: refined.quad,
-    quadPx: scaleQuad(refined.quad, decoded.scaleX, decoded.scaleY),
-    confidence,
-    coarse,
-    refined,
-    resolved,
-    orientation,
-    timingsMs,
-  };
+  return locatedOn(info, decoded, refined, { confidence, coarse, resolved, orientation, timingsMs });
 }
