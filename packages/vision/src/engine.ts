@@ -116,7 +116,7 @@ async function locateOutline(bytes: Uint8Array, runtime: ModelRuntime | undefine
  */
 async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<{ located: LocatedCard; detector: SideAnalysis['detector'] }> {
   const found = await locateOutline(bytes, runtime);
-  const cropped = isCardShapedOutline(found.located.quadPx) ? null : await locateCroppedPhoto(bytes);
+  const cropped = isCardShapedOutline(found.located.quadPx) ? null : locateCroppedPhoto(found.located);
   return cropped ? { located: cropped, detector: 'cropped-photo' } : found;
 }
 

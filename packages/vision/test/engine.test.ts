@@ -5,6 +5,7 @@ import { AppError } from '@cardlens/errors';
 import { analyzeSide, createCardEngine, type CardAnalysis, type CardEngine } from '../src/engine';
 import { encodeJpeg, renderScene } from './synthetic';
 import { CROPPED_PHOTO_CONFIDENCE, locateCroppedPhoto } from '../src/geometry/locate';
+import { chooseDecodeShrink, decodeScaled, probeImage } from '../src/image/decode';
 import { measureCentering } from '../src/geometry/centering';
 import { homographyFromCanonical } from '../src/geometry/homography';
 
@@ -109,6 +110,13 @@ describe('engine on bad inputs', () => {
   });
 });
 
+/** The photo decoded as locateCard decodes it. */
+async function decodedPhoto(bytes: Uint8Array) {
+  const info = await probeImage(bytes);
+  const decoded = await decodeScaled(bytes, info, chooseDecodeShrink(info));
+  return { info, work: decoded.image, scaleX: decoded.scaleX, scaleY: decoded.scaleY };
+}
+
 describe('engine on a photo cropped to the card', () => {
   it("takes the photo's own frame for the card's outline when the photo has a card's proportions", async () => {
     // A scan cropped to the card's edges (a shop's or listing's photo): no background around the card, and the frame
@@ -135,7 +143,7 @@ describe('engine on a photo cropped to the card', () => {
     const height = 880;
     const card = { leftMm: 2.5, rightMm: 4, topMm: 3, bottomMm: 3.5, border: [235, 235, 230] as [number, number, number], cornerRadiusMm: 0.3 };
     const jpeg = await encodeJpeg(renderScene({ width, height, quad: [[0, 0], [width, 0], [width, height], [0, height]], card, clutter: false }));
-    const located = await locateCroppedPhoto(jpeg);
+    const located = locateCroppedPhoto(await decodedPhoto(jpeg));
     expect(located).not.toBeNull();
     const c = measureCentering(located!.work, homographyFromCanonical(located!.quadWork), { assumedOutlineConfidence: CROPPED_PHOTO_CONFIDENCE });
     const turned = located!.orientation.flipped;
@@ -147,7 +155,7 @@ describe('engine on a photo cropped to the card', () => {
     expect(c.confidence).toBeGreaterThan(0.5);
     // a photo of other proportions is not taken for a cropped card
     const wide = await sharp({ create: { width: 1200, height: 900, channels: 3, background: { r: 235, g: 235, b: 230 } } }).jpeg().toBuffer();
-    expect(await locateCroppedPhoto(wide)).toBeNull();
+    expect(locateCroppedPhoto(await decodedPhoto(wide))).toBeNull();
   }, 60_000);
 
   it('a blank photo of a card\'s proportions is still no card', async () => {

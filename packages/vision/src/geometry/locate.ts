@@ -76,16 +76,14 @@ export const CROPPED_PHOTO_CONFIDENCE = 0.7;
  * A photo cropped to the card (the scans of card shops and listing sites) shows no background, so there is no edge
  * around the card to find. When the photo has a card's proportions, its own frame is taken for the card's outline
  * (no refinement: with nothing outside the card, a refinement could only drift to a printed frame further in), with
- * the layout model deciding which way is up. Returns null for a photo of other proportions.
+ * the layout model deciding which way is up. `photo` is the photo as locateCard decoded it (an outline found in
+ * it), so it is not decoded again. Returns null for a photo of other proportions.
  */
-export async function locateCroppedPhoto(bytes: Uint8Array, options: Pick<LocateOptions, 'minCardPx'> = {}): Promise<LocatedCard | null> {
-  const info = await probeImage(bytes);
+export function locateCroppedPhoto(photo: Pick<LocatedCard, 'info' | 'work' | 'scaleX' | 'scaleY'>): LocatedCard | null {
+  const { info, work } = photo;
   const aspect = Math.min(info.width, info.height) / Math.max(info.width, info.height);
   if (aspect < CROPPED_PHOTO_ASPECT[0] || aspect > CROPPED_PHOTO_ASPECT[1]) return null;
   const t = performance.now();
-  const decoded = await decodeScaled(bytes, info, chooseDecodeShrink(info, options.minCardPx));
-  const work = decoded.image;
-  const decodeMs = performance.now() - t;
   // Portrait: TL, TR, BR, BL of the frame; landscape: the card lies sideways, its top at the photo's left.
   const { width: w, height: h } = work;
   const quad: Quad = w <= h ? [[0, 0], [w, 0], [w, h], [0, h]] : [[0, h], [0, 0], [w, 0], [w, h]];
@@ -98,12 +96,12 @@ export async function locateCroppedPhoto(bytes: Uint8Array, options: Pick<Locate
   };
   const orientation = orientQuad(work, refined.quad);
   if (orientation.flipped) turnRefined(refined);
-  return locatedOn(info, decoded, refined, {
+  return locatedOn(info, { image: work, scaleX: photo.scaleX, scaleY: photo.scaleY }, refined, {
     confidence: CROPPED_PHOTO_CONFIDENCE,
     coarse: null,
     resolved: { quad: refined.quad, sides: [], score: 0 },
     orientation,
-    timingsMs: { probe: 0, decode: decodeMs, detect: 0, refine: performance.now() - t - decodeMs },
+    timingsMs: { probe: 0, decode: 0, detect: 0, refine: performance.now() - t },
   });
 }
 

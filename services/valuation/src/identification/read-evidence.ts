@@ -140,7 +140,7 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   );
   const serialMatch = /(\d{1,4})\s*\/\s*(\d{1,4})/.exec(evidence.serialText);
   const serial = serialMatch ? { serial: Number(serialMatch[1]), printRun: Number(serialMatch[2]) } : null;
-  const allText = [evidence.titleText, evidence.copyrightText, ...evidence.otherText, ...(evidence.holderLabelText ?? [])].join(' ');
+  const allText = [evidence.titleText, evidence.copyrightText, ...evidence.otherText, ...evidence.holderLabelText].join(' ');
   const pokemonHints = /\bHP\s?\d{2,3}\b|\b\d{2,3}\s?HP\b|wizards|nintendo|pok[eé]mon|game freak|creatures/i.test(allText);
   // A title line that only repeats the publisher (`BOWMAN` over `©1991 Bowman`) is the logo, not the title.
   const rawTitle = titleKey(evidence.titleText);
@@ -149,7 +149,7 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   const cardAltNames = evidence.otherText.map(titleKey).filter((k) => k.length >= 4 && k.length <= 40);
   // A slab's label is printed by the grader in plain type: its number and year stand beside the card's own (which
   // OCR often misses on holo and full-art cards), and its name is a candidate title.
-  const label = readHolderLabel(evidence.holderLabelText ?? []);
+  const label = readHolderLabel(evidence.holderLabelText);
   const labelName = label?.nameKey ?? '';
   const name = nameKey || labelName;
   const numberKeys = [...new Set([...(label?.number ? numberVariants(label.number) : []), ...numberVariants(number)])];
