@@ -76,6 +76,14 @@ describe("a graded slab's label", () => {
     expect(both.altNameKeys).toContain('charmeleon');
     expect(both.numberKeys).toEqual(expect.arrayContaining(['11', '12']));
   });
+
+  it("leads with the label's name where the card's title was read as a sentence (flavour text)", () => {
+    const read = readEvidence(evidence({ titleText: 'This Pokémon was created by Mewtwo to prove', holderLabelText: ['2019 P.M.SM BLACK STAR #SM226', 'CHARIZARD HOLO', 'NM MT 8'] }));
+    expect(read).toMatchObject({ nameKey: 'charizard', number: 'SM226', year: 2019 });
+    expect(read.altNameKeys).toContain('this pokemon was created by mewtwo to prove');
+    // Without a label the sentence is all there is.
+    expect(readEvidence(evidence({ titleText: 'This Pokémon was created by Mewtwo to prove' })).nameKey).toBe('this pokemon was created by mewtwo to prove');
+  });
 });
 
 describe('scoreCandidate', () => {

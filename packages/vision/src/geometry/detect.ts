@@ -362,20 +362,24 @@ export function detectCardCoarse(img: RgbImage, debug?: string[], debugAll?: str
   }
   if (!best) return null;
   // A hypothesis cut short by a line inside the card (frame, art box, header bar, half the card) shares three
-  // lines with the full card and lies inside it: prefer the container when it scores comparably.
+  // lines with the full card and lies inside it: prefer the container when it scores comparably. One side moves
+  // out per step, to the nearest container, and every step is held to the best hypothesis's score: a threshold
+  // that followed each pick down let the chain climb past the card onto a slab's well and its plastic walls
+  // (56 of the real set's 126 slab scans were outlined as the slab).
+  const firstFinal = best.final ?? 0;
   for (let changed = true; changed; ) {
     changed = false;
     const cur: Hypothesis = best;
     const curArea = quadArea(cur.corners);
     let pick: Hypothesis | null = null;
     for (const hy of top) {
-      if (hy === cur || (hy.final ?? 0) < 0.5 * (cur.final ?? 0)) continue;
+      if (hy === cur || (hy.final ?? 0) < 0.5 * firstFinal) continue;
       const shared = hy.sides.filter((l) => cur.sides.includes(l)).length;
       if (shared < 3) continue;
       const area = quadArea(hy.corners);
       if (area <= curArea * 1.02 || area > 2.2 * curArea) continue;
       if (!cur.corners.every((p) => insideQuad(hy.corners, p, 2))) continue;
-      if (!pick || area > quadArea(pick.corners)) pick = hy;
+      if (!pick || area < quadArea(pick.corners)) pick = hy;
     }
     if (pick) {
       best = pick;

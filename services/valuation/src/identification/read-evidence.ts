@@ -77,8 +77,8 @@ function titleKey(text: string): string {
 
 /** A grade and its words as slab labels print them (`GEM MT 10`, `NM-MT 8`, `AUTHENTIC`): not part of the name. */
 const GRADE_WORDS = /\b(?:gem\s*mt|gem\s*mint|pristine|mint|nm\s*-?\s*mt|nm|ex\s*-?\s*mt|ex|vg\s*-?\s*ex|vg|good|fair|fr|pr|poor|authentic|auth)\b\s*\+?\s*(?:10|[1-9](?:\.5)?)?\s*$/i;
-/** A label's variant suffix after the name (`CHARIZARD - HOLO`, `DARK GYARADOS-HOLO`, `... 1ST EDITION`). */
-const VARIANT_SUFFIX = /\s*-\s*(?:holo|reverse holo|rev\.? holo|1st edition|1st ed\.?|shadowless|promo|full art|fa)\b.*$/i;
+/** A label's variant suffix after the name (`CHARIZARD - HOLO`, `CHARIZARD HOLO`, `DARK GYARADOS-HOLO`, `... 1ST EDITION`). */
+const VARIANT_SUFFIX = /(?:\s*-\s*|\s+)(?:holo|reverse holo|rev\.? holo|1st edition|1st ed\.?|shadowless|promo|full art|fa)\b.*$/i;
 
 export interface HolderLabel {
   year: number | null;
@@ -113,6 +113,9 @@ export function readHolderLabel(lines: readonly string[]): HolderLabel | null {
   const words = [...new Set(textKey(text).split(' ').filter((w) => w.length > 1))];
   return { year, number, nameKey, words };
 }
+
+/** Titles run to five words as keys ("team rocket s mewtwo ex"); a longer line is a sentence. */
+const MAX_TITLE_WORDS = 5;
 
 export function readEvidence(evidence: Evidence): ReadEvidence {
   const numberText = evidence.numberText.trim();
@@ -151,11 +154,14 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   // OCR often misses on holo and full-art cards), and its name is a candidate title.
   const label = readHolderLabel(evidence.holderLabelText);
   const labelName = label?.nameKey ?? '';
-  const name = nameKey || labelName;
+  // A title read as a sentence is the card's flavour or rules text (OCR found no title on a holo name bar): the
+  // label's name leads then, and the sentence stays a candidate beside it.
+  const titleIsSentence = nameKey.split(' ').length > MAX_TITLE_WORDS;
+  const name = labelName && (titleIsSentence || !nameKey) ? labelName : nameKey || labelName;
   const numberKeys = [...new Set([...(label?.number ? numberVariants(label.number) : []), ...numberVariants(number)])];
   return {
     nameKey: name,
-    altNameKeys: [...new Set([...cardAltNames, ...(labelName ? [labelName] : [])].filter((k) => k !== name))],
+    altNameKeys: [...new Set([...cardAltNames, ...(labelName ? [labelName] : []), ...(nameKey ? [nameKey] : [])].filter((k) => k !== name))],
     textWords: [...new Set([...cardWords, ...(label?.words ?? [])])],
     numberKeys,
     number: number || label?.number || '',
