@@ -31,6 +31,8 @@ export interface RealCard {
   /** How the card was photographed in its holder. */
   holder: 'none' | 'sleeve' | 'toploader' | 'slab' | 'binder';
   kind: 'phone' | 'scan';
+  /** A card of another size than the standard 63 x 88 mm: `mini` (Allen & Ginter and Gypsy Queen minis, about 37 x 67 mm). */
+  size?: 'mini';
   /** Professional grade from the slab label. */
   grade?: { company: string; value: number };
   /** Condition known from the source (a near-mint card is one with no damage a grader would mark). */

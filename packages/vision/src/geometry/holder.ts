@@ -12,7 +12,7 @@
  * walls it cannot tell from whitening and wear (GRADING.md, "Photos that cannot support a measurement").
  */
 import type { RgbImage } from '../image/types';
-import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, type Homography } from './homography';
+import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, invertHomography, type Homography } from './homography';
 
 export type CardSide = 'top' | 'right' | 'bottom' | 'left';
 
@@ -129,4 +129,66 @@ export function findSlabLabel(image: RgbImage, cardToImage: Homography): SlabLab
     }
   }
   return null;
+}
+
+export const WELL_LIMITS = {
+  /** The gap between the card and its well's wall (mm, every side). PSA wells leave 0.5-4 mm. */
+  gapMinMm: 0.3,
+  gapMaxMm: 6,
+  /** The gap is the well's dark backing: its median luminance at most this ... */
+  gapMaxLum: 70,
+  /** ... and the card's ring just inside its edge (0.3-1 mm, the printed border) this much brighter. */
+  ringMinStep: 40,
+  /** The ring is one printed colour: the spread (interquartile, luminance) of its samples along a side. */
+  ringMaxSpread: 30,
+} as const;
+
+/**
+ * Is `inner` the card lying in a slab's well whose wall is `outer`? On every side: a gap of the well's dark backing
+ * between the two outlines, and just inside `inner` a uniform band clearly brighter than the gap (the card's printed
+ * border). A card whose own border is black, found inside its frame line, fails the last test: inside the frame is
+ * the artwork, not one colour. Both outlines are card-to-image homographies of `image`.
+ */
+export function isCardInWell(image: RgbImage, outer: Homography, inner: Homography): boolean {
+  const L = WELL_LIMITS;
+  const P = CANONICAL_PX_PER_MM;
+  const toInner = invertHomography(inner);
+  const lum = (xMm: number, yMm: number): number | null => {
+    const [x, y] = applyHomography(inner, [xMm * P, yMm * P]);
+    const xi = Math.floor(x);
+    const yi = Math.floor(y);
+    if (xi < 0 || yi < 0 || xi >= image.width || yi >= image.height) return null;
+    const i = (yi * image.width + xi) * 3;
+    return 0.299 * image.data[i]! + 0.587 * image.data[i + 1]! + 0.114 * image.data[i + 2]!;
+  };
+  // Each side: where along it (mm), and a point `out` mm outside the inner card's edge at `along`.
+  const sides = [
+    { length: CARD_WIDTH_MM, at: (a: number, out: number): [number, number] => [a, -out], mid: [CARD_WIDTH_MM / 2, 0] as const },
+    { length: CARD_HEIGHT_MM, at: (a: number, out: number): [number, number] => [CARD_WIDTH_MM + out, a], mid: [CARD_WIDTH_MM, CARD_HEIGHT_MM / 2] as const },
+    { length: CARD_WIDTH_MM, at: (a: number, out: number): [number, number] => [a, CARD_HEIGHT_MM + out], mid: [CARD_WIDTH_MM / 2, CARD_HEIGHT_MM] as const },
+    { length: CARD_HEIGHT_MM, at: (a: number, out: number): [number, number] => [-out, a], mid: [0, CARD_HEIGHT_MM / 2] as const },
+  ];
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+  const quantile = (v: number[], q: number) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) * q)]!;
+  for (const s of sides) {
+    // The wall's side midpoint in the inner card's mm: how far outside the card it lies.
+    const [ox, oy] = applyHomography(toInner, applyHomography(outer, [s.mid[0] * P, s.mid[1] * P]));
+    const gapMm = Math.max(Math.abs(ox / P - s.mid[0]), Math.abs(oy / P - s.mid[1]));
+    if (!(gapMm >= L.gapMinMm && gapMm <= L.gapMaxMm)) return false;
+    const gap: number[] = [];
+    const ring: number[] = [];
+    for (let a = 0.15 * s.length; a <= 0.85 * s.length; a += 0.05 * s.length) {
+      for (const f of [0.35, 0.5, 0.65]) {
+        const v = lum(...s.at(a, f * gapMm));
+        if (v !== null) gap.push(v);
+      }
+      const inside = [0.3, 0.5, 0.7, 1].map((d) => lum(...s.at(a, -d))).filter((v): v is number => v !== null);
+      if (inside.length) ring.push(median(inside));
+    }
+    if (gap.length < 10 || ring.length < 10) return false;
+    const g = median(gap);
+    if (g > L.gapMaxLum || median(ring) < g + L.ringMinStep) return false;
+    if (quantile(ring, 0.75) - quantile(ring, 0.25) > L.ringMaxSpread) return false;
+  }
+  return true;
 }

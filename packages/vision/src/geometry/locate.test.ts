@@ -1,6 +1,12 @@
-import { describe, expect, it } from '@jest/globals';
-import type { Quad } from '../image/types';
-import { turnLocated, type LocatedCard } from './locate';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { renderCardSides } from '@cardlens/card-synth';
+import type { Quad, RgbImage } from '../image/types';
+import sharp from 'sharp';
+import { analyzeSide } from '../engine';
+import { isCardShapedOutline } from '../photo-support';
+import { findSlabLabel, isCardInWell } from './holder';
+import { homographyFromCanonical } from './homography';
+import { locateCardWithin, turnLocated, type LocatedCard } from './locate';
 
 // A slab's label says which way is up more surely than the layout model: turning a located card by 180 degrees
 // must turn its corners and every per-side fit together, and twice must give it back.
@@ -36,5 +42,65 @@ describe('turnLocated', () => {
     expect(back.quadPx).toEqual(located.quadPx);
     expect(back.refined).toEqual(located.refined);
     expect(back.orientation.flipped).toBe(false);
+  });
+});
+
+// A drawn PSA-style slab around a generated card (10 px/mm): grey plastic walls, a printed white label above a dark
+// well, the card in the well. The outline handed in is the slab's outer wall, as the detector finds on slab scans
+// where the walls outscore the card.
+describe('locateCardWithin', () => {
+  let slab: RgbImage;
+  const card = { x: 185, y: 440, w: 630, h: 880 };
+  beforeAll(async () => {
+    const sides = await renderCardSides(null, null, 900_410);
+    const front = sides.front;
+    const width = 1000;
+    const height = 1500;
+    const data = new Uint8Array(width * height * 3);
+    const fill = (x0: number, y0: number, x1: number, y1: number, rgb: [number, number, number]) => {
+      for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) data.set(rgb, (y * width + x) * 3);
+    };
+    fill(0, 0, width, height, [28, 28, 30]);
+    fill(40, 40, 960, 1460, [118, 121, 126]);
+    fill(80, 90, 920, 300, [245, 245, 240]);
+    for (let y = 120; y < 270; y += 36) fill(170, y, 420, y + 14, [25, 25, 25]);
+    fill(card.x - 30, card.y - 30, card.x + card.w + 30, card.y + card.h + 30, [18, 18, 20]);
+    for (let y = 0; y < front.height; y++) {
+      for (let x = 0; x < front.width; x++) {
+        const a = front.alpha[y * front.width + x]! / 255;
+        const o = ((card.y + y) * width + card.x + x) * 3;
+        for (let c = 0; c < 3; c++) data[o + c] = Math.round(front.data[(y * front.width + x) * 3 + c]! * a + data[o + c]! * (1 - a));
+      }
+    }
+    slab = { width, height, data };
+  }, 60_000);
+
+  const expected = (): Quad => [[card.x, card.y], [card.x + card.w, card.y], [card.x + card.w, card.y + card.h], [card.x, card.y + card.h]];
+  const cornerError = (q: Quad): number => Math.max(...q.map(([x, y], i) => Math.hypot(x - expected()[i]![0], y - expected()[i]![1])));
+  const outline = (q: Quad) => ({ info: { width: 1000, height: 1500 }, work: slab, scaleX: 1, scaleY: 1, quadWork: q, quadPx: q }) as unknown as LocatedCard;
+
+  it("inside the slab's walls finds the card-shaped well, with the label above it; inside the well, the card", () => {
+    const well = locateCardWithin(outline([[40, 40], [960, 40], [960, 1460], [40, 1460]]))!;
+    expect(well).not.toBeNull();
+    expect(isCardShapedOutline(well.quadPx)).toBe(true);
+    expect(findSlabLabel(well.work, homographyFromCanonical(well.quadWork))).toMatchObject({ side: 'top' });
+    const inner = locateCardWithin(well)!;
+    expect(cornerError(inner.quadWork)).toBeLessThan(3);
+    expect(isCardInWell(slab, homographyFromCanonical(well.quadWork), homographyFromCanonical(inner.quadWork))).toBe(true);
+    // The card and its own printed frame are not a well and a card: inside the frame is artwork, no dark gap.
+    const frameInset = locateCardWithin(inner);
+    if (frameInset) expect(isCardInWell(slab, homographyFromCanonical(inner.quadWork), homographyFromCanonical(frameInset.quadWork))).toBe(false);
+  });
+
+  it('the engine grades the card in the well, not the well, and knows it is in a slab', async () => {
+    const jpeg = await sharp(Buffer.from(slab.data), { raw: { width: slab.width, height: slab.height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+    const side = await analyzeSide(new Uint8Array(jpeg));
+    expect(cornerError(side.quadPx)).toBeLessThan(4);
+    expect(side.support.slab).toMatchObject({ side: 'top' });
+  }, 60_000);
+
+  it('finds nothing in an outline too small to hold a card', () => {
+    const tiny: Quad = [[100, 100], [120, 100], [120, 120], [100, 120]];
+    expect(locateCardWithin(outline(tiny))).toBeNull();
   });
 });

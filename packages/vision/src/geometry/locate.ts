@@ -165,14 +165,7 @@ export async function locateCard(bytes: Uint8Array, options: LocateOptions = {})
   }
   timingsMs.detect = now() - t;
   t = now();
-  let start = refineQuad(work, coarseWork, searchPx > 0 ? { searchPx, passes: 1 } : { passes: 2 }).quad;
-  // the coarse quad may sit on the print frame or on a sleeve outline: move each side to the card edge
-  const resolved = resolveCardEdges(work, start);
-  start = resolved.quad;
-  const refined = refineQuad(work, start, { searchPx: 3, passes: 2 });
-  // geometry leaves a 180-degree ambiguity (upside-down or sideways photos): decide it from the layout
-  const orientation = orientQuad(work, refined.quad);
-  if (orientation.flipped) turnRefined(refined);
+  const { refined, resolved, orientation } = refineOnWork(work, coarseWork, searchPx);
   timingsMs.refine = now() - t;
   const area = quadArea(refined.quad);
   if (!Number.isFinite(area) || area < 0.01 * work.width * work.height) {
@@ -180,4 +173,68 @@ export async function locateCard(bytes: Uint8Array, options: LocateOptions = {})
   }
   const confidence = (coarse ? Math.min(1, coarse.score * 1.5) : 1) * refined.confidence;
   return locatedOn(info, decoded, refined, { confidence, coarse, resolved, orientation, timingsMs });
+}
+
+/** A coarse quad on the working image to the card's subpixel outline, turned the way its layout reads. */
+function refineOnWork(work: RgbImage, coarseWork: Quad, searchPx: number): { refined: RefinedQuad; resolved: ResolveResult; orientation: OrientationDecision } {
+  const start = refineQuad(work, coarseWork, searchPx > 0 ? { searchPx, passes: 1 } : { passes: 2 }).quad;
+  // the coarse quad may sit on the print frame or on a sleeve outline: move each side to the card edge
+  const resolved = resolveCardEdges(work, start);
+  const refined = refineQuad(work, resolved.quad, { searchPx: 3, passes: 2 });
+  // geometry leaves a 180-degree ambiguity (upside-down or sideways photos): decide it from the layout
+  const orientation = orientQuad(work, refined.quad);
+  if (orientation.flipped) turnRefined(refined);
+  return { refined, resolved, orientation };
+}
+
+/**
+ * The card inside an outline that is not the card's own: a graded slab's outer walls or its well, found where the
+ * card's edges scored lower than the holder's. The detector runs again on the outline's bounding box only, where
+ * the holder's walls are no longer candidates (the caller decides whether what it finds is the card: card-shaped
+ * and, in a slab, with the label beside it). Null when nothing is found there.
+ */
+export function locateCardWithin(found: LocatedCard, options: Pick<LocateOptions, 'detectLongSide'> = {}): LocatedCard | null {
+  const t = performance.now();
+  const { work } = found;
+  const xs = found.quadWork.map((p) => p[0]);
+  const ys = found.quadWork.map((p) => p[1]);
+  // a few pixels in from the outline, so that its own edges are not found again
+  const inset = 0.01 * (Math.max(...xs) - Math.min(...xs));
+  const x0 = Math.max(0, Math.floor(Math.min(...xs) + inset));
+  const y0 = Math.max(0, Math.floor(Math.min(...ys) + inset));
+  const x1 = Math.min(work.width, Math.ceil(Math.max(...xs) - inset));
+  const y1 = Math.min(work.height, Math.ceil(Math.max(...ys) - inset));
+  if (x1 - x0 < 32 || y1 - y0 < 32) return null;
+  const crop = cropRgb(work, x0, y0, x1 - x0, y1 - y0);
+  const k = Math.max(1, Math.floor(Math.max(crop.width, crop.height) / (options.detectLongSide ?? 480)));
+  const det = downsampleRgb(crop, k, 4);
+  const coarse = detectCardCoarse(det);
+  if (!coarse || coarse.score < MIN_DETECTION_SCORE) return null;
+  const r0 = refineQuad(det, coarse.quad, { passes: 2 });
+  const q0 = r0.confidence > 0.2 ? r0.quad : coarse.quad;
+  const detectMs = performance.now() - t;
+  // Refined on the crop too: on the whole photo the edge resolution would prefer the holder's outer wall again.
+  const inCrop = refineOnWork(crop, scaleQuad(q0, k), Math.max(3, 1.5 * k));
+  const shift = (q: Quad): Quad => q.map(([x, y]) => [x + x0, y + y0]) as Quad;
+  const refined: RefinedQuad = {
+    ...inCrop.refined,
+    quad: shift(inCrop.refined.quad),
+    lines: inCrop.refined.lines.map((l) => ({ ...l, c: l.c + l.nx * x0 + l.ny * y0 })) as RefinedQuad['lines'],
+  };
+  const resolved: ResolveResult = { ...inCrop.resolved, quad: shift(inCrop.resolved.quad) };
+  const orientation: OrientationDecision = { ...inCrop.orientation, quad: shift(inCrop.orientation.quad) };
+  const confidence = Math.min(1, coarse.score * 1.5) * refined.confidence;
+  return locatedOn(found.info, { image: work, scaleX: found.scaleX, scaleY: found.scaleY }, refined, {
+    confidence,
+    coarse,
+    resolved,
+    orientation,
+    timingsMs: { probe: 0, decode: 0, detect: detectMs, refine: performance.now() - t - detectMs },
+  });
+}
+
+function cropRgb(src: RgbImage, x0: number, y0: number, w: number, h: number): RgbImage {
+  const data = new Uint8Array(w * h * 3);
+  for (let y = 0; y < h; y++) data.set(src.data.subarray(((y0 + y) * src.width + x0) * 3, ((y0 + y) * src.width + x0 + w) * 3), y * w * 3);
+  return { width: w, height: h, data };
 }
