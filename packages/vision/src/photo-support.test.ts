@@ -65,6 +65,18 @@ describe('photoSupport', () => {
     expect(s.notAssessed.edges).toMatch(/cropped to the card/);
   });
 
+  it("centering in a slab: a border narrower than a printed one is the well's shadow along the card's edge, and is not taken", () => {
+    const slab = { side: 'top' as const, fromMm: 6.5, toMm: 19 };
+    const rim = centering({ left: 2.75, right: 0.34, top: 2.82, bottom: 0.41 }, 0.8);
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: rim, slab }).notAssessed.centering).toBe(
+      "in a slab, the line found 0.34 mm in on the right and 0.41 mm in on the bottom is the shadow along the card's edge in the well, not its printed frame (a printed border is at least 0.6 mm wide)",
+    );
+    // Out of a slab the same reading is held to the frame test only (its lines form a frame: believed).
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: rim }).notAssessed.centering).toBeUndefined();
+    // A slabbed card whose borders are printed ones is measured.
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centering({ left: 3.4, right: 2.6, top: 3, bottom: 3 }, 0.8), slab }).notAssessed.centering).toBeUndefined();
+  });
+
   it('centering: where the bands taken for two borders vary like artwork, the design has no border to measure', () => {
     const art = centering({ left: 7.5, right: 8.9, top: 4.5, bottom: 6.5 }, 1);
     art.borders.top.borderSpread = 44;

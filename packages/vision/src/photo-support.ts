@@ -29,6 +29,12 @@ export const PHOTO_SUPPORT_LIMITS = {
    * within it, it costs nothing and is always used.
    */
   centeringUnconfirmedMaxShare: 60,
+  /**
+   * In a slab, a border found narrower than this (mm) is the shadow along the card's edge in the well, not a printed
+   * border: on the real set's PSA scans, cards PSA graded 8-10 read 0.27-0.55 mm on one or two sides (85/15 and
+   * worse), where a printed Pokemon border is 1.5-4 mm. Generated borders are at least 0.78 mm.
+   */
+  slabMinBorderMm: 0.6,
   /** Difference (mm) between the two axes' border totals beyond which four found lines are not one frame. */
   centeringFrameMismatchMm: 1.5,
   /**
@@ -83,6 +89,11 @@ function artBorders(c: CenteringResult): CenteringResult['borders'][keyof Center
   return Object.values(c.borders).filter((b) => b.borderSpread > PHOTO_SUPPORT_LIMITS.borderMaxSpread);
 }
 
+/** The borders narrower than a printed one can be: in a slab, the well's shadow along the card's edge. */
+function slabShadowBorders(c: CenteringResult): CenteringResult['borders'][keyof CenteringResult['borders']][] {
+  return Object.values(c.borders).filter((b) => b.widthMm < PHOTO_SUPPORT_LIMITS.slabMinBorderMm);
+}
+
 /** The worse axis of a side's centering folded to 50-100 (70 for 30/70 or 70/30). */
 function worseAxisShare(c: CenteringResult): number {
   return Math.max(c.leftRight, 100 - c.leftRight, c.topBottom, 100 - c.topBottom);
@@ -130,6 +141,9 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
   } else if (artBorders(c).length >= 2) {
     const art = artBorders(c);
     notAssessed.centering = `no printed border was found: the band taken for the ${art.map((b) => b.side).join(', ')} border varies like artwork (${art.map((b) => Math.round(b.borderSpread)).join(', ')} levels; a printed border is one colour, within ${L.borderMaxSpread}): a full-bleed design, or lines of its art`;
+  } else if (input.slab && slabShadowBorders(c).length > 0) {
+    const shadow = slabShadowBorders(c);
+    notAssessed.centering = `in a slab, the line found ${shadow.map((b) => `${round2(b.widthMm)} mm in on the ${b.side}`).join(' and ')} is the shadow along the card's edge in the well, not its printed frame (a printed border is at least ${L.slabMinBorderMm} mm wide)`;
   } else if (worseAxisShare(c) > L.centeringUnconfirmedMaxShare) {
     // A reading that would cost grade is believed when its four lines make a frame (a shifted print keeps both
     // axes' border totals alike); when they do not, one of them is a line of the design, not the frame.
