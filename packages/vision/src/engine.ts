@@ -116,13 +116,14 @@ function slabBeside(located: LocatedCard): SlabLabel | null {
 
 /**
  * A card-shaped outline with a slab's label beside it may be the slab's well, which has a card's proportions too:
- * the card inside it, where one lies in the well (isCardInWell), else the outline as it is. One level only: looking
+ * the card inside it (found by the classical detector), where one lies in the well (isCardInWell), else the outline
+ * as it is. One level only: looking
  * further in (the walls' inner lines, then the well) changed 13 slab scans on bench:real, 8 of them for the worse.
  */
 function cardOfSlab(located: LocatedCard, detector: SideAnalysis['detector'], slab: SlabLabel): LocatedAndHow {
   const inner = locateCardWithin(located);
   if (inner && isCardShapedOutline(inner.quadPx) && isCardInWell(located.work, homographyFromCanonical(located.quadWork), homographyFromCanonical(inner.quadWork))) {
-    return { located: inner, detector, slab: slabBeside(inner) ?? slab };
+    return { located: inner, detector: 'classical', slab: slabBeside(inner) ?? slab };
   }
   return { located, detector, slab };
 }
@@ -150,7 +151,7 @@ async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | und
   if (cropped) return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   const inner = locateCardWithin(found.located);
   const label = inner ? slabBeside(inner) : null;
-  return inner && label ? cardOfSlab(inner, found.detector, label) : { ...found, slab: null };
+  return inner && label ? cardOfSlab(inner, 'classical', label) : { ...found, slab: null };
 }
 
 /** One side: locate, measure centering on the photo, rectify, measure condition. */
