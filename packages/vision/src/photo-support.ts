@@ -7,7 +7,7 @@
  * (`npm run bench:vision` with BENCH_MEGAPIXELS), where the sub-grade errors start to grow.
  */
 import type { SubGradeName } from '@cardlens/grading-rubric';
-import type { CenteringResult } from './geometry/centering';
+import type { BorderMeasurement, CenteringResult } from './geometry/centering';
 import type { SlabLabel } from './geometry/holder';
 import { CANONICAL_PX_PER_MM } from './geometry/homography';
 import type { Quad } from './image/types';
@@ -85,12 +85,12 @@ export function cardPxPerMm(quad: Quad): number {
 }
 
 /** The borders whose band varies like artwork rather than a printed border. */
-function artBorders(c: CenteringResult): CenteringResult['borders'][keyof CenteringResult['borders']][] {
+function artBorders(c: CenteringResult): BorderMeasurement[] {
   return Object.values(c.borders).filter((b) => b.borderSpread > PHOTO_SUPPORT_LIMITS.borderMaxSpread);
 }
 
 /** The borders narrower than a printed one can be: in a slab, the well's shadow along the card's edge. */
-function slabShadowBorders(c: CenteringResult): CenteringResult['borders'][keyof CenteringResult['borders']][] {
+function slabShadowBorders(c: CenteringResult): BorderMeasurement[] {
   return Object.values(c.borders).filter((b) => b.widthMm < PHOTO_SUPPORT_LIMITS.slabMinBorderMm);
 }
 
@@ -150,7 +150,7 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     const lr = c.leftMm + c.rightMm;
     const tb = c.topMm + c.bottomMm;
     if (Math.abs(lr - tb) > L.centeringFrameMismatchMm) {
-      const weakest = (Object.values(c.borders) as CenteringResult['borders'][keyof CenteringResult['borders']][]).reduce((a, b) => (b.confidence < a.confidence ? b : a));
+      const weakest = Object.values(c.borders).reduce((a, b) => (b.confidence < a.confidence ? b : a));
       notAssessed.centering =
         (c.confidence < L.centeringMinConfidence ? `the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)}), and the lines ` : 'the lines ') +
         `found do not form a frame (left + right ${round1(lr)} mm, top + bottom ${round1(tb)} mm)`;

@@ -11,6 +11,7 @@
  * In a slab the engine sees the card's edges and corners through plastic beside the holder's well, whose shadow and
  * walls it cannot tell from whitening and wear (GRADING.md, "Photos that cannot support a measurement").
  */
+import { median, quantile } from '../defects/raster';
 import type { RgbImage } from '../image/types';
 import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, invertHomography, type Homography } from './homography';
 
@@ -168,8 +169,6 @@ export function isCardInWell(image: RgbImage, outer: Homography, inner: Homograp
     { length: CARD_WIDTH_MM, at: (a: number, out: number): [number, number] => [a, CARD_HEIGHT_MM + out], mid: [CARD_WIDTH_MM / 2, CARD_HEIGHT_MM] as const },
     { length: CARD_HEIGHT_MM, at: (a: number, out: number): [number, number] => [-out, a], mid: [0, CARD_HEIGHT_MM / 2] as const },
   ];
-  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-  const quantile = (v: number[], q: number) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) * q)]!;
   for (const s of sides) {
     // The wall's side midpoint in the inner card's mm: how far outside the card it lies.
     const [ox, oy] = applyHomography(toInner, applyHomography(outer, [s.mid[0] * P, s.mid[1] * P]));

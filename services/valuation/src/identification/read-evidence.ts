@@ -157,7 +157,7 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   // A title read as a sentence is the card's flavour or rules text (OCR found no title on a holo name bar): the
   // label's name leads then, and the sentence stays a candidate beside it.
   const titleIsSentence = nameKey.split(' ').length > MAX_TITLE_WORDS;
-  const name = labelName && (titleIsSentence || !nameKey) ? labelName : nameKey || labelName;
+  const name = labelName && (!nameKey || titleIsSentence) ? labelName : nameKey;
   const numberKeys = [...new Set([...(label?.number ? numberVariants(label.number) : []), ...numberVariants(number)])];
   return {
     nameKey: name,
