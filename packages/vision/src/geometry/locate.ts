@@ -151,17 +151,11 @@ export async function locateCard(bytes: Uint8Array, options: LocateOptions = {})
     coarseWork = scaleQuad(options.coarseQuad, 1 / decoded.scaleX, 1 / decoded.scaleY);
     searchPx = 0; // refineQuad's default: 2% of the card's short side
   } else {
-    const k = Math.max(1, Math.floor(Math.max(work.width, work.height) / (options.detectLongSide ?? 480)));
-    const det = downsampleRgb(work, k, 4);
-    coarse = detectCardCoarse(det);
-    if (!coarse || coarse.score < MIN_DETECTION_SCORE) {
-      throw new AppError('card_not_found', 'No trading card could be found in the photo.');
-    }
-    // a first refinement at the detection scale brings the quad to a fraction of a detection pixel
-    const r0 = refineQuad(det, coarse.quad, { passes: 2 });
-    const q0 = r0.confidence > 0.2 ? r0.quad : coarse.quad;
-    coarseWork = scaleQuad(q0, k);
-    searchPx = Math.max(3, 1.5 * k);
+    const detected = detectOn(work, options.detectLongSide);
+    if (!detected) throw new AppError('card_not_found', 'No trading card could be found in the photo.');
+    coarse = detected.coarse;
+    coarseWork = detected.quad;
+    searchPx = detected.searchPx;
   }
   timingsMs.detect = now() - t;
   t = now();
@@ -173,6 +167,20 @@ export async function locateCard(bytes: Uint8Array, options: LocateOptions = {})
   }
   const confidence = (coarse ? Math.min(1, coarse.score * 1.5) : 1) * refined.confidence;
   return locatedOn(info, decoded, refined, { confidence, coarse, resolved, orientation, timingsMs });
+}
+
+/**
+ * The classical detector on a box-reduced copy of `image` (its long side 1-2x `detectLongSide`): the best outline,
+ * refined once at that scale (to a fraction of a detection pixel), in `image` pixels, with the search width the
+ * refinement on `image` needs. Null when nothing scores MIN_DETECTION_SCORE.
+ */
+function detectOn(image: RgbImage, detectLongSide = 480): { coarse: CoarseDetection; quad: Quad; searchPx: number } | null {
+  const k = Math.max(1, Math.floor(Math.max(image.width, image.height) / detectLongSide));
+  const det = downsampleRgb(image, k, 4);
+  const coarse = detectCardCoarse(det);
+  if (!coarse || coarse.score < MIN_DETECTION_SCORE) return null;
+  const r0 = refineQuad(det, coarse.quad, { passes: 2 });
+  return { coarse, quad: scaleQuad(r0.confidence > 0.2 ? r0.quad : coarse.quad, k), searchPx: Math.max(3, 1.5 * k) };
 }
 
 /** A coarse quad on the working image to the card's subpixel outline, turned the way its layout reads. */
@@ -206,15 +214,12 @@ export function locateCardWithin(found: LocatedCard, options: Pick<LocateOptions
   const y1 = Math.min(work.height, Math.ceil(Math.max(...ys) - inset));
   if (x1 - x0 < 32 || y1 - y0 < 32) return null;
   const crop = cropRgb(work, x0, y0, x1 - x0, y1 - y0);
-  const k = Math.max(1, Math.floor(Math.max(crop.width, crop.height) / (options.detectLongSide ?? 480)));
-  const det = downsampleRgb(crop, k, 4);
-  const coarse = detectCardCoarse(det);
-  if (!coarse || coarse.score < MIN_DETECTION_SCORE) return null;
-  const r0 = refineQuad(det, coarse.quad, { passes: 2 });
-  const q0 = r0.confidence > 0.2 ? r0.quad : coarse.quad;
+  const detected = detectOn(crop, options.detectLongSide);
+  if (!detected) return null;
+  const { coarse } = detected;
   const detectMs = performance.now() - t;
   // Refined on the crop too: on the whole photo the edge resolution would prefer the holder's outer wall again.
-  const inCrop = refineOnWork(crop, scaleQuad(q0, k), Math.max(3, 1.5 * k));
+  const inCrop = refineOnWork(crop, detected.quad, detected.searchPx);
   const shift = (q: Quad): Quad => q.map(([x, y]) => [x + x0, y + y0]) as Quad;
   const refined: RefinedQuad = {
     ...inCrop.refined,
