@@ -12,8 +12,7 @@
  *     borders (art shapes have crisp anti-aliased borders).
  */
 import type { GrayImage, RgbImage } from '../image/types';
-import { sampleBilinear as sample } from './lines';
-import type { LineSegment } from './lines';
+import { flankImbalance, MAX_FLANK_IMBALANCE, sampleBilinear as sample, type LineSegment } from './lines';
 
 export interface BlobFinding {
   kind: 'stain' | 'scuff' | 'dent';
@@ -48,8 +47,12 @@ function angDiff(a: number, b: number): number {
 /** Scuffs from the short faint bright marks found by the line detector. */
 export function findScuffs(lum: GrayImage, marks: LineSegment[], opts: BlobOptions): BlobFinding[] {
   const ppm = opts.pxPerMm;
+  // A scuff's marks are hairline scratches: bright, short, and with the same print on both sides (an edge's
+  // highlight in the art has not; MAX_FLANK_IMBALANCE in lines.ts).
   const cand = marks.filter(
-    (s) => s.polarity === 1 && s.lengthPx >= 0.45 * ppm && s.lengthPx <= 2.8 * ppm && s.asymmetry < 1.0 && s.contrast > 0.06 && s.contrast < 0.6,
+    (s) =>
+      s.polarity === 1 && s.lengthPx >= 0.45 * ppm && s.lengthPx <= 2.8 * ppm && s.asymmetry < 1.0 && s.contrast > 0.06 && s.contrast < 0.6 &&
+      flankImbalance(lum, s, ppm) <= MAX_FLANK_IMBALANCE,
   );
   const n = cand.length;
   const mid = cand.map((s) => [(s.x0 + s.x1) / 2, (s.y0 + s.y1) / 2] as [number, number]);

@@ -11,7 +11,7 @@ import type { CenteringMeasurement, CornerId, CornerMeasurement, EdgeId, EdgeMea
 import type { RgbImage } from '../image/types';
 import { measureOuter, CORNER_IDS, EDGE_IDS, type OuterResult } from './outer';
 import { clutterMask, luminance } from './raster';
-import { lineDefects, type SurfaceFinding } from './surface';
+import { CREASE_THROUGH_PRINT_MM, lineDefects, type SurfaceFinding } from './surface';
 import { findDents, findScuffs, findStains, type BlobFinding } from './blobs';
 import { findGlare, holoScore, refractorScore } from './glare';
 import type { Finding, FinishCues, GlareRegion, RegionFeatures } from './types';
@@ -45,8 +45,6 @@ export interface ConditionAnalysis {
 
 /** Share of a line defect's path inside dense print above which it is taken for the print itself. */
 const MAX_PRINT_SHARE = 0.5;
-/** A crease at least this long (mm) is claimed even through dense print or a field of fragments. */
-const CREASE_THROUGH_PRINT_MM = 30;
 /** Line fragments per mm² around a line mark (within SPARKLE_MARGIN_MM of its box) above which it is texture. */
 const MAX_LINE_FRAGMENT_DENSITY = 0.25;
 const SPARKLE_MARGIN_MM = 2;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import sharp from 'sharp';
 import type { RgbImage } from '../image/types';
 import { mulberry32 } from '@cardlens/card-synth';
 import { measureCondition } from './index';
@@ -58,5 +59,76 @@ describe('scratches against the surface they cross', () => {
       stroke(img, [cx - half * Math.cos(a), cy - half * Math.sin(a)], [cx + half * Math.cos(a), cy + half * Math.sin(a)], 30);
     }
     expect(scratches(img)).toEqual([]);
+  });
+});
+
+/** Darkens the print by `drop` on one side of the line through a and b (within `depthMm` of it): an edge in the art. */
+function artEdge(img: RgbImage, [ax, ay]: [number, number], [bx, by]: [number, number], drop: number, depthMm = 4): void {
+  const len = Math.hypot(bx - ax, by - ay);
+  const [nx, ny] = [-(by - ay) / len, (bx - ax) / len];
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const px = x / PPM - ax;
+      const py = y / PPM - ay;
+      const along = (px * (bx - ax) + py * (by - ay)) / len;
+      const across = px * nx + py * ny;
+      if (along < -1 || along > len + 1 || across < 0 || across > depthMm) continue;
+      for (let k = 0; k < 3; k++) img.data[(y * W + x) * 3 + k] = Math.max(0, img.data[(y * W + x) * 3 + k]! - drop);
+    }
+  }
+}
+
+/**
+ * A rectified card drawn as SVG (white border, grey print) with a fold from A to B drawn as the generator draws one
+ * (a dark line, a bright line 0.22 mm beside it), optionally along the edge of a slightly darker region of the art.
+ */
+async function foldedCard(alongArtEdge: boolean): Promise<RgbImage> {
+  const A: [number, number] = [18, 30];
+  const B: [number, number] = [27.2, 37.7];
+  const [nx, ny] = [-0.64, 0.77];
+  const line = (o: number) => `M ${A[0] + nx * o} ${A[1] + ny * o} L ${B[0] + nx * o} ${B[1] + ny * o}`;
+  const art = `<polygon points="${A.join(',')} ${B.join(',')} ${B[0] + nx * 4},${B[1] + ny * 4} ${A[0] + nx * 4},${A[1] + ny * 4}" fill="#646464"/>`;
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" width="630" height="880" viewBox="0 0 63 88">' +
+    '<rect width="63" height="88" fill="#ebebeb"/><rect x="3" y="3" width="57" height="82" fill="#6e6e6e"/>' +
+    (alongArtEdge ? art : '') +
+    `<path d="${line(0.1)}" stroke="#000" stroke-opacity="0.24" stroke-width="0.22" fill="none"/>` +
+    `<path d="${line(-0.12)}" stroke="#fff" stroke-opacity="0.22" stroke-width="0.16" fill="none"/></svg>`;
+  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  // A photo's pixel noise (about 2 levels).
+  const rand = mulberry32(3);
+  const out = new Uint8Array(data);
+  for (let i = 0; i < out.length; i += 3) {
+    const v = Math.round((rand() - 0.5) * 4);
+    for (let k = 0; k < 3; k++) out[i + k] = Math.max(0, Math.min(255, out[i + k]! + v));
+  }
+  return { width: info.width, height: info.height, data: out };
+}
+
+const creases = (img: RgbImage) => measureCondition(img).surface.filter((f) => f.kind === 'crease');
+
+describe('lines along an edge of the print are the design', () => {
+  it('a bright highlight along the edge of a darker region of the art is not a scratch', () => {
+    const img = card(1);
+    artEdge(img, ...SCRATCH, 20);
+    stroke(img, ...SCRATCH, 30);
+    expect(scratches(img)).toEqual([]);
+  });
+
+  it('a print line across a calm surface is marked; the same line along the edge of a darker box is the box', () => {
+    const printLines = (img: RgbImage) => measureCondition(img).surface.filter((f) => f.kind === 'print_line');
+    const LINE: [[number, number], [number, number]] = [[14, 50], [40, 50]];
+    const calm = card(4);
+    stroke(calm, ...LINE, 60);
+    expect(printLines(calm).length).toBeGreaterThan(0);
+    const box = card(4);
+    artEdge(box, ...LINE, 30);
+    stroke(box, ...LINE, 60);
+    expect(printLines(box)).toEqual([]);
+  });
+
+  it('a 12 mm fold across a calm surface is a crease; the same lines parting two shades of the art are its outline', async () => {
+    expect(creases(await foldedCard(false)).map((f) => Math.round(f.lengthMm ?? 0))).toEqual([12]);
+    expect(creases(await foldedCard(true))).toEqual([]);
   });
 });

@@ -6,12 +6,20 @@
  * severities (train/calibration-data.ts, train/train-calibration.ts), so it learns where the measurements are
  * fooled: sleeve outlines read as edge wear, glare as corner whitening, blur as rounding.
  *
- * Three models, one per region type (`calibration-corner`, `-edge`, `-surface`): dense 32-16-1 with a
- * sigmoid output, inputs standardised with the training set's mean and spread (saved in the model's
- * metadata).
+ * Three models, one per region type (`calibration-corner`, `-edge`, `-surface`): dense 32-16-1 with a sigmoid
+ * output, inputs standardised with the training set's mean and spread (saved in the model's metadata).
+ *
+ * The surface model is monotone by construction in the marks measured: more or longer scratches, creases, print
+ * lines, stains, scuffs or dents, or a higher rubric severity, never give a lower calibrated severity. Its kernels
+ * are non-negative and its activations (tanh, sigmoid) rise, so its output rises with every input; the inputs it
+ * may read either way (the photo's context, the marks' contrast) are fed twice, as they are and negated
+ * (`calibrationInput`). Unconstrained, it had learned that many short marks are foil texture, and on real holo
+ * cards one false mark fewer could lower a grade (GRADING.md, section 16). The corner and edge models stay
+ * unconstrained (relu): there, more measured wear can rightly mean less, since whitening along a whole edge is a
+ * sleeve's outline, not wear, and constraining them cost the synthetic bench a third of a grade point on edges.
  */
 import type { CornerId, EdgeId, SideCalibration } from '@cardlens/grading-rubric';
-import type { ConditionAnalysis } from '../defects';
+import { FEATURE_NAMES, type ConditionAnalysis } from '../defects';
 import type { ModelRuntime } from './runtime';
 
 export const CALIBRATION_MODELS = { corner: 'calibration-corner', edge: 'calibration-edge', surface: 'calibration-surface' } as const;
@@ -34,9 +42,30 @@ export interface CalibrationRow {
   regions: { region: CalibratedRegion; id: string; values: number[]; measured: number; truth: number }[];
 }
 
-/** Model input of one region: its feature values, the rubric's severity of the measurement, the side context. */
-export function calibrationInput(values: readonly number[], measured: number, context: readonly number[]): number[] {
-  return [...values, measured, ...context];
+/** The surface features that measure an amount of damage: the calibrated surface severity may only rise with them. */
+export const MONOTONE_SURFACE_FEATURES = [
+  'scratchCount', 'scratchLengthMm', 'scratchMaxLengthMm', 'creaseCount', 'creaseLengthMm', 'printLineLengthMm', 'stainAreaMm2', 'scuffAreaMm2', 'dentAreaMm2',
+] as const satisfies readonly (typeof FEATURE_NAMES)['surface'][number][];
+
+/**
+ * Names of a model's inputs, in order. Corner and edge: the region's features, the rubric's severity, the side's
+ * context. Surface: the rising features, the rubric's severity, then the others and the context as they are and
+ * negated.
+ */
+export function calibrationInputNames(region: CalibratedRegion): string[] {
+  if (region !== 'surface') return [...FEATURE_NAMES[region], 'rubricSeverity', ...CONTEXT_NAMES];
+  const rising = new Set<string>(MONOTONE_SURFACE_FEATURES);
+  const free = [...FEATURE_NAMES.surface.filter((n) => !rising.has(n)), ...CONTEXT_NAMES];
+  return [...MONOTONE_SURFACE_FEATURES, 'rubricSeverity', ...free, ...free.map((n) => `-${n}`)];
+}
+
+/** Model input of one region (in the order of calibrationInputNames). */
+export function calibrationInput(region: CalibratedRegion, values: readonly number[], measured: number, context: readonly number[]): number[] {
+  if (region !== 'surface') return [...values, measured, ...context];
+  const names: readonly string[] = FEATURE_NAMES.surface;
+  const rising = new Set<string>(MONOTONE_SURFACE_FEATURES);
+  const free = [...values.filter((_, i) => !rising.has(names[i]!)), ...context];
+  return [...MONOTONE_SURFACE_FEATURES.map((n) => values[names.indexOf(n)]!), measured, ...free, ...free.map((v) => -v)];
 }
 
 export interface CalibrationMeta {
@@ -90,9 +119,9 @@ export async function calibrateSide(
   const edges = byRegion('edge');
   const surface = byRegion('surface');
   const [c, e, s] = await Promise.all([
-    calibrateSeverities(runtime, 'corner', corners.map((f) => calibrationInput(f.values, measured.corners[f.id as CornerId], context))),
-    calibrateSeverities(runtime, 'edge', edges.map((f) => calibrationInput(f.values, measured.edges[f.id as EdgeId], context))),
-    calibrateSeverities(runtime, 'surface', surface.map((f) => calibrationInput(f.values, measured.surfaceAggregate, context))),
+    calibrateSeverities(runtime, 'corner', corners.map((f) => calibrationInput('corner', f.values, measured.corners[f.id as CornerId], context))),
+    calibrateSeverities(runtime, 'edge', edges.map((f) => calibrationInput('edge', f.values, measured.edges[f.id as EdgeId], context))),
+    calibrateSeverities(runtime, 'surface', surface.map((f) => calibrationInput('surface', f.values, measured.surfaceAggregate, context))),
   ]);
   const r3 = (v: number) => Math.round(v * 1000) / 1000;
   return {

@@ -1,10 +1,11 @@
 import { describe, it, expect, beforeAll } from '@jest/globals';
+import fc from 'fast-check';
 import { generateSample, renderCardSides } from '@cardlens/card-synth';
 import { decodeScaled, probeImage } from '../../src/image/decode';
 import type { RgbImage } from '../../src/image/types';
 import { KEYPOINT_GRID, KEYPOINT_INPUT, KEYPOINT_MODEL, predictCorners } from '../../src/models/keypoints';
 import { createModelRuntime, type ModelRuntime } from '../../src/models/runtime';
-import { CALIBRATION_MODELS, CONTEXT_NAMES } from '../../src/models/calibration';
+import { CALIBRATION_MODELS, calibrateSeverities, calibrationInput, calibrationInputNames, MONOTONE_SURFACE_FEATURES } from '../../src/models/calibration';
 import { FEATURE_NAMES } from '../../src/defects';
 import { CORNER_INPUT, EDGE_INPUT, predictSeverities, SEVERITY_MODELS, SURFACE_GRID, SURFACE_INPUT } from '../../src/models/severity';
 
@@ -21,10 +22,10 @@ describe('committed models', () => {
     [SEVERITY_MODELS.corner, [4, CORNER_INPUT, CORNER_INPUT, 3], [[4, 3]]],
     [SEVERITY_MODELS.edge, [4, EDGE_INPUT.depth, EDGE_INPUT.along, 3], [[4, 3]]],
     [SEVERITY_MODELS.surface, [1, SURFACE_INPUT.height, SURFACE_INPUT.width, 3], [[1, SURFACE_GRID.rows, SURFACE_GRID.cols, 1]]],
-    // calibration: region features + the rubric's severity + the side context
-    [CALIBRATION_MODELS.corner, [4, FEATURE_NAMES.corner.length + 1 + CONTEXT_NAMES.length], [[4, 1]]],
-    [CALIBRATION_MODELS.edge, [4, FEATURE_NAMES.edge.length + 1 + CONTEXT_NAMES.length], [[4, 1]]],
-    [CALIBRATION_MODELS.surface, [1, FEATURE_NAMES.surface.length + 1 + CONTEXT_NAMES.length], [[1, 1]]],
+    // calibration: region features + the rubric's severity + the side context (free ones also negated)
+    [CALIBRATION_MODELS.corner, [4, calibrationInputNames('corner').length], [[4, 1]]],
+    [CALIBRATION_MODELS.edge, [4, calibrationInputNames('edge').length], [[4, 1]]],
+    [CALIBRATION_MODELS.surface, [1, calibrationInputNames('surface').length], [[1, 1]]],
   ])('%s loads from packages/vision/models and has the right output shape', async (name, inShape, outShapes) => {
     const model = await rt.loadModel(name);
     type T = ReturnType<typeof rt.tf.zeros>;
@@ -103,14 +104,43 @@ describe('severity models', () => {
 });
 
 describe('calibration models', () => {
+  // Context: no glare, no foil, no texture, noise 2, blur 0.6 px, outline confidence 0.95, surface fully visible.
+  const context = [0, 0, 0, 0, 2, 0.6, 0.95, 1];
+
   it('read a large measured corner flaw on a glare-free, sharp photo as a flaw, and a mint corner as mint', async () => {
-    const { calibrateSeverities } = await import('../../src/models/calibration');
     // corner features: whitening 3 mm², no rounding or ding, fit 1, white border/stock, stock seen, noise 2
-    const context = [0, 0, 0, 0, 2, 0.6, 0.95, 1];
-    const flaw = [3, 0, 0, 1, 230, 235, 1, 2, 0.44, ...context];
-    const mint = [0, 0, 0, 1, 230, 235, 1, 2, 0, ...context];
+    const flaw = calibrationInput('corner', [3, 0, 0, 1, 230, 235, 1, 2], 0.44, context);
+    const mint = calibrationInput('corner', [0, 0, 0, 1, 230, 235, 1, 2], 0, context);
     const [f, m] = await calibrateSeverities(rt, 'corner', [flaw, mint]);
     expect(f!).toBeGreaterThan(m!);
     expect(m!).toBeLessThan(0.1);
+  });
+
+  it('surface: more measured marks never give a lower severity, whatever the photo', async () => {
+    // Random surfaces and photo contexts, each paired with itself plus more of one measured amount of damage
+    // (or a higher rubric severity).
+    const width = FEATURE_NAMES.surface.length;
+    const cases = fc.sample(
+      fc.tuple(
+        fc.array(fc.double({ min: 0, max: 6, noNaN: true }), { minLength: width, maxLength: width }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 8, maxLength: 8 }),
+        fc.nat({ max: MONOTONE_SURFACE_FEATURES.length }),
+        fc.double({ min: 0.1, max: 10, noNaN: true }),
+      ),
+      { numRuns: 300, seed: 7 },
+    );
+    const names: readonly string[] = FEATURE_NAMES.surface;
+    const base: number[][] = [];
+    const more: number[][] = [];
+    for (const [values, measured, ctx, which, add] of cases) {
+      base.push(calibrationInput('surface', values, measured, ctx));
+      const grown = [...values];
+      const feature = MONOTONE_SURFACE_FEATURES[which];
+      if (feature) grown[names.indexOf(feature)]! += add;
+      more.push(calibrationInput('surface', grown, feature ? measured : Math.min(1, measured + add / 10), ctx));
+    }
+    const [a, b] = await Promise.all([calibrateSeverities(rt, 'surface', base), calibrateSeverities(rt, 'surface', more)]);
+    a.forEach((v, i) => expect(b[i]!).toBeGreaterThanOrEqual(v - 1e-6));
   });
 });
