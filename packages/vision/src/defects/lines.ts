@@ -264,7 +264,7 @@ export const MAX_FLANK_IMBALANCE = 0.35;
 
 /**
  * Median over a line of |left flank - right flank| / the line's height above (bright line) or below (dark line)
- * the nearer flank, flanks `outMm` out along the normal.
+ * the nearer flank, flanks `outMm` out along the normal; 0 (balanced) for a line too short to tell (under 5 points).
  */
 export function flankImbalance(lum: GrayImage, s: LineSegment, ppm: number, outMm = 0.2): number {
   const at = (x: number, y: number): number | null => {
