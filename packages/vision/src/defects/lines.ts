@@ -291,7 +291,6 @@ export function flankImbalance(lum: GrayImage, s: LineSegment, ppm: number, outM
   return values.length ? median(values) : 0;
 }
 
-/** Profile level at (x, y) by bilinear interpolation. */
 /** Bilinear sample of a grey image at continuous (x, y), clamped to the image. */
 export function sampleBilinear(l: GrayImage, x: number, y: number): number {
   const w = l.width;
