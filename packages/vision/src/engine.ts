@@ -16,7 +16,8 @@ import { extractEvidence, type IdentificationEvidence } from './evidence/extract
 import { slabLabelImage } from './evidence/slabLabel';
 import { measureCentering, type CenteringResult } from './geometry/centering';
 import { homographyFromCanonical, rectify } from './geometry/homography';
-import { findSlabLabel, isCardInWell, type SlabLabel } from './geometry/holder';
+import { findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
+import { quadArea } from './geometry/quad';
 import { CROPPED_PHOTO_CONFIDENCE, locateCard, locateCardWithin, locateCroppedPhoto, turnLocated, type LocatedCard } from './geometry/locate';
 import { decodeScaled, probeImage } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
@@ -27,7 +28,7 @@ import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
 import { isCardShapedOutline, photoSupport, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-8';
+export const ENGINE_VERSION = 'cardlens-vision-9';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -115,12 +116,12 @@ function slabBeside(located: LocatedCard): SlabLabel | null {
 }
 
 /**
- * A card-shaped outline with a slab's label beside it may be the slab's well, which has a card's proportions too:
- * the card inside it (found by the classical detector), where one lies in the well (isCardInWell), else the outline
- * as it is. One level only: looking
+ * A card-shaped outline with a slab's label beside it, or found inside a holder's outline, may be the slab's well,
+ * which has a card's proportions too: the card inside it (found by the classical detector), where one lies in the
+ * well (isCardInWell), else the outline as it is. One level only: looking
  * further in (the walls' inner lines, then the well) changed 13 slab scans on bench:real, 8 of them for the worse.
  */
-function cardOfSlab(located: LocatedCard, detector: SideAnalysis['detector'], slab: SlabLabel): LocatedAndHow {
+function cardOfSlab(located: LocatedCard, detector: SideAnalysis['detector'], slab: SlabLabel | null): LocatedAndHow {
   const inner = locateCardWithin(located);
   if (inner && isCardShapedOutline(inner.quadPx) && isCardInWell(located.work, homographyFromCanonical(located.quadWork), homographyFromCanonical(inner.quadWork))) {
     return { located: inner, detector: 'classical', slab: slabBeside(inner) ?? slab };
@@ -132,26 +133,45 @@ interface LocatedAndHow {
   located: LocatedCard;
   detector: SideAnalysis['detector'];
   slab: SlabLabel | null;
+  /** The card was found inside a larger outline that is not a card's, with no slab label in view beside it. */
+  withinHolder?: boolean;
 }
+
+/**
+ * A card found inside a holder's outline is taken without a label beside it only when it is clearly smaller than
+ * that outline: a card fills 0.72 of a top-loader's area and about half of a slab's, while the printed frame inside
+ * a card that was outlined badly fills 0.84 of it (57 x 82 mm of 63 x 88) and must not be taken for the card.
+ */
+export const MAX_CARD_SHARE_OF_HOLDER = 0.78;
 
 /**
  * Finds the card (locateOutline). Where the outline found is not a card's, in a photo of a card's proportions, the
  * photo is cropped to the card (locateCroppedPhoto): what was found is printed inside it. In any other photo the
  * outline may be a holder's (a slab's walls): the card is looked for inside it (locateCardWithin) and taken where a
- * slab's label lies beside what is found there. In a slab, the card is looked for inside its well too (cardOfSlab).
+ * slab's label lies beside what is found there, or where it is clearly smaller than the outline (withinHolder). In a
+ * slab, the card is looked for inside its well too (cardOfSlab).
  * Only where something was found: a blank photo is not a card.
  */
 async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<LocatedAndHow> {
   const found = await locateOutline(bytes, runtime);
   if (isCardShapedOutline(found.located.quadPx)) {
     const slab = slabBeside(found.located);
-    return slab ? cardOfSlab(found.located, found.detector, slab) : { ...found, slab: null };
+    if (slab) return cardOfSlab(found.located, found.detector, slab);
+    // A slab's well with its label out of view: dark all round just inside, and a card lying in it.
+    if (!hasDarkRim(found.located.work, homographyFromCanonical(found.located.quadWork))) return { ...found, slab: null };
+    const inWell = cardOfSlab(found.located, found.detector, null);
+    return inWell.located === found.located ? { ...found, slab: null } : { ...inWell, withinHolder: true };
   }
   const cropped = locateCroppedPhoto(found.located);
   if (cropped) return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   const inner = locateCardWithin(found.located);
-  const label = inner ? slabBeside(inner) : null;
-  return inner && label ? cardOfSlab(inner, 'classical', label) : { ...found, slab: null };
+  if (!inner || !isCardShapedOutline(inner.quadPx)) return { ...found, slab: null };
+  const label = slabBeside(inner);
+  if (label) return cardOfSlab(inner, 'classical', label);
+  // A slab whose label is out of view or unreadable (dim light, a tinted label), a top-loader, or what the card lies
+  // on: the card inside is what is graded, and the rest of the outline says its edges may be seen through plastic.
+  if (quadArea(inner.quadPx) > MAX_CARD_SHARE_OF_HOLDER * quadArea(found.located.quadPx)) return { ...found, slab: null };
+  return { ...cardOfSlab(inner, 'classical', null), withinHolder: true };
 }
 
 /** One side: locate, measure centering on the photo, rectify, measure condition. */
@@ -161,7 +181,7 @@ export async function analyzeSide(
 ): Promise<SideAnalysis & { timingsMs: Record<string, number> }> {
   const t0 = performance.now();
   const found = await locateWithFallback(bytes, runtime);
-  const { detector } = found;
+  const { detector, withinHolder } = found;
   let { located, slab } = found;
   if (slab?.side === 'bottom') {
     // A slab's label is above the card: the layout model's up was the card's down.
@@ -188,7 +208,7 @@ export async function analyzeSide(
     photo: { image: located.work, quad: located.quadWork },
     condition,
     measurements: sideMeasurements(condition, frame),
-    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab, croppedPhoto: detector === 'cropped-photo' }),
+    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab, croppedPhoto: detector === 'cropped-photo', withinHolder }),
     slabLabel: slab ? slabLabelImage(located.work, cardToWork, slab) : null,
     timingsMs: { ...prefix('locate.', located.timingsMs), locate: t1 - t0, centering: t2 - t1, rectify: t3 - t2, condition: t4 - t3 },
   };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { RgbImage } from '../image/types';
 import { slabLabelImage } from '../evidence/slabLabel';
-import { findSlabLabel } from './holder';
+import { findSlabLabel, hasDarkRim } from './holder';
 import { homographyFromCanonical } from './homography';
 
 // A card 5 px/mm at (60, y0) in a drawn photo: in a slab (grey plastic, a printed white label beyond one edge),
@@ -101,5 +101,24 @@ describe('findSlabLabel', () => {
     // A label beside a landscape card is not read yet; one partly outside the photo is not either.
     expect(slabLabelImage(img, h, { ...found, side: 'left' })).toBeNull();
     expect(slabLabelImage(img, h, { ...found, toMm: 60 })).toBeNull();
+  });
+});
+
+describe('hasDarkRim', () => {
+  it("takes a slab's well (dark backing just inside its outline all round) for one, and a card for none", () => {
+    const img = photo(W + 200, H + 200, [120, 122, 126]);
+    // The well 3 mm larger than the card on every side, its dark backing showing around the card.
+    fill(img, 100 - 3 * PX, 100 - 3 * PX, 100 + W + 3 * PX, 100 + H + 3 * PX, [18, 18, 20]);
+    const cardInWell = card(img, 100, 100);
+    const well = homographyFromCanonical([[100 - 3 * PX, 100 - 3 * PX], [100 + W + 3 * PX, 100 - 3 * PX], [100 + W + 3 * PX, 100 + H + 3 * PX], [100 - 3 * PX, 100 + H + 3 * PX]]);
+    expect(hasDarkRim(img, well)).toBe(true);
+    expect(hasDarkRim(img, cardInWell)).toBe(false);
+  });
+
+  it('is not fooled by one dark side (a card lying against a dark object)', () => {
+    const img = photo(W + 200, H + 200, [200, 200, 200]);
+    const h = card(img, 100, 100);
+    fill(img, 100, 100, 100 + 3 * PX, 100 + H, [15, 15, 15]);
+    expect(hasDarkRim(img, h)).toBe(false);
   });
 });

@@ -145,6 +145,35 @@ export const WELL_LIMITS = {
 } as const;
 
 /**
+ * Could `outline` be a slab's well rather than a card: just inside it on every side, the well's dark backing (the
+ * gap around a card in it, WELL_LIMITS.gapMaxLum). A cheap test before the card is looked for inside it; a card
+ * with a black border passes it too, and isCardInWell then tells the two apart.
+ */
+export function hasDarkRim(image: RgbImage, outline: Homography): boolean {
+  const P = CANONICAL_PX_PER_MM;
+  const sides: ((a: number, d: number) => [number, number])[] = [
+    (a, d) => [a * CARD_WIDTH_MM, d],
+    (a, d) => [CARD_WIDTH_MM - d, a * CARD_HEIGHT_MM],
+    (a, d) => [a * CARD_WIDTH_MM, CARD_HEIGHT_MM - d],
+    (a, d) => [d, a * CARD_HEIGHT_MM],
+  ];
+  return sides.every((at) => {
+    const lums: number[] = [];
+    for (let a = 0.15; a <= 0.85; a += 0.05) {
+      for (const d of [0.6, 1]) {
+        const [x, y] = applyHomography(outline, at(a, d).map((v) => v * P) as [number, number]);
+        const xi = Math.floor(x);
+        const yi = Math.floor(y);
+        if (xi < 0 || yi < 0 || xi >= image.width || yi >= image.height) continue;
+        const i = (yi * image.width + xi) * 3;
+        lums.push(0.299 * image.data[i]! + 0.587 * image.data[i + 1]! + 0.114 * image.data[i + 2]!);
+      }
+    }
+    return lums.length >= 10 && median(lums) <= WELL_LIMITS.gapMaxLum;
+  });
+}
+
+/**
  * Is `inner` the card lying in a slab's well whose wall is `outer`? On every side: a gap of the well's dark backing
  * between the two outlines, and just inside `inner` a uniform band clearly brighter than the gap (the card's printed
  * border). A card whose own border is black, found inside its frame line, fails the last test: inside the frame is

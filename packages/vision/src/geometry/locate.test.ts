@@ -99,6 +99,19 @@ describe('locateCardWithin', () => {
     expect(side.support.slab).toMatchObject({ side: 'top' });
   }, 60_000);
 
+  it("without a label in view, still grades the card in the well, not the slab's outline, and leaves its edges unassessed", async () => {
+    // The label painted over with the slab's plastic: a slab photographed with its label cut off or unreadable.
+    const unlabelled = Uint8Array.from(slab.data);
+    for (let y = 90; y < 300; y++) for (let x = 80; x < 920; x++) unlabelled.set([118, 121, 126], (y * slab.width + x) * 3);
+    const jpeg = await sharp(Buffer.from(unlabelled), { raw: { width: slab.width, height: slab.height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+    const side = await analyzeSide(new Uint8Array(jpeg));
+    expect(side.support.slab).toBeNull();
+    expect(cornerError(side.quadPx)).toBeLessThan(4);
+    expect(side.support.notAssessed.corners).toMatch(/inside a larger outline/);
+    expect(side.support.notAssessed.edges).toMatch(/inside a larger outline/);
+    expect(side.support.notAssessed.surface).toBeUndefined();
+  }, 60_000);
+
   it('finds nothing in an outline too small to hold a card', () => {
     const tiny: Quad = [[100, 100], [120, 100], [120, 120], [100, 120]];
     expect(locateCardWithin(outline(tiny))).toBeNull();
