@@ -16,9 +16,9 @@ import { extractEvidence, type IdentificationEvidence } from './evidence/extract
 import { slabLabelImage } from './evidence/slabLabel';
 import { measureCentering, type CenteringResult } from './geometry/centering';
 import { homographyFromCanonical, rectify } from './geometry/homography';
-import { findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
+import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
 import { quadArea } from './geometry/quad';
-import { CROPPED_PHOTO_CONFIDENCE, locateCard, locateCardWithin, locateCroppedPhoto, turnLocated, type LocatedCard } from './geometry/locate';
+import { CROPPED_PHOTO_CONFIDENCE, locateAt, locateCard, locateCardWithin, locateCroppedPhoto, turnLocated, type LocatedCard } from './geometry/locate';
 import { decodeScaled, probeImage } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
 import { predictCorners } from './models/keypoints';
@@ -118,13 +118,22 @@ function slabBeside(located: LocatedCard): SlabLabel | null {
 /**
  * A card-shaped outline with a slab's label beside it, or found inside a holder's outline, may be the slab's well,
  * which has a card's proportions too: the card inside it (found by the classical detector), where one lies in the
- * well (isCardInWell), else the outline as it is. One level only: looking
- * further in (the walls' inner lines, then the well) changed 13 slab scans on bench:real, 8 of them for the worse.
+ * well (isCardInWell); else the card walked to from the well's walls (findCardInWell); else the outline as it is.
+ * One level only: looking further in with the detector (the walls' inner lines, then the well) changed 13 slab scans
+ * on bench:real, 8 of them for the worse.
  */
 function cardOfSlab(located: LocatedCard, detector: SideAnalysis['detector'], slab: SlabLabel | null): LocatedAndHow {
+  const well = homographyFromCanonical(located.quadWork);
   const inner = locateCardWithin(located);
-  if (inner && isCardShapedOutline(inner.quadPx) && isCardInWell(located.work, homographyFromCanonical(located.quadWork), homographyFromCanonical(inner.quadWork))) {
+  if (inner && isCardShapedOutline(inner.quadPx) && isCardInWell(located.work, well, homographyFromCanonical(inner.quadWork))) {
     return { located: inner, detector: 'classical', slab: slabBeside(inner) ?? slab };
+  }
+  // The detector's pick may be a box of the card's print: walk in from the well's walls to the card's edge instead
+  // (each side's line already has the well's dark backing outside it and one colour inside).
+  const walked = findCardInWell(located.work, well);
+  if (walked) {
+    const card = locateAt(located, walked);
+    if (isCardShapedOutline(card.quadPx)) return { located: card, detector: 'classical', slab: slabBeside(card) ?? slab };
   }
   return { located, detector, slab };
 }

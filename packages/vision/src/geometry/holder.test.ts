@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { RgbImage } from '../image/types';
 import { slabLabelImage } from '../evidence/slabLabel';
-import { findSlabLabel, hasDarkRim } from './holder';
+import { findCardInWell, findSlabLabel, hasDarkRim } from './holder';
 import { homographyFromCanonical } from './homography';
 
 // A card 5 px/mm at (60, y0) in a drawn photo: in a slab (grey plastic, a printed white label beyond one edge),
@@ -120,5 +120,37 @@ describe('hasDarkRim', () => {
     const h = card(img, 100, 100);
     fill(img, 100, 100, 100 + 3 * PX, 100 + H, [15, 15, 15]);
     expect(hasDarkRim(img, h)).toBe(false);
+  });
+});
+
+describe('findCardInWell', () => {
+  // A slab's well 4 mm larger than the card on every side: its dark backing, the wall's bright inner rim 1.5 mm in
+  // from the outline (as on PSA scans), then the card; inside the card a near-black strip 4-5.5 mm above its bottom
+  // edge (an illustrator line), with the blue face above it: three rises from dark on the bottom side.
+  function slabWell() {
+    const img = photo(W + 300, H + 300, [120, 122, 126]);
+    const x0 = 150;
+    const y0 = 150;
+    const m = 4 * PX;
+    fill(img, x0 - m, y0 - m, x0 + W + m, y0 + H + m, [14, 14, 16]);
+    fill(img, x0 - m + 1.5 * PX, y0 - m + 1.5 * PX, x0 + W + m - 1.5 * PX, y0 + H + m - 1.5 * PX, [150, 150, 150]);
+    fill(img, x0 - m + 2.5 * PX, y0 - m + 2.5 * PX, x0 + W + m - 2.5 * PX, y0 + H + m - 2.5 * PX, [14, 14, 16]);
+    card(img, x0, y0);
+    fill(img, x0 + 3 * PX, y0 + H - 5.5 * PX, x0 + W - 3 * PX, y0 + H - 4 * PX, [10, 10, 12]);
+    const well = homographyFromCanonical([[x0 - m, y0 - m], [x0 + W + m, y0 - m], [x0 + W + m, y0 + H + m], [x0 - m, y0 + H + m]]);
+    const expected = [[x0, y0], [x0 + W, y0], [x0 + W, y0 + H], [x0, y0 + H]];
+    return { img, well, expected };
+  }
+
+  it("walks in from the well's walls past their bright rim to the card's edge, not to a dark line printed inside it", () => {
+    const { img, well, expected } = slabWell();
+    const quad = findCardInWell(img, well)!;
+    expect(quad).not.toBeNull();
+    for (let i = 0; i < 4; i++) expect(Math.hypot(quad[i]![0] - expected[i]![0]!, quad[i]![1] - expected[i]![1]!)).toBeLessThan(2);
+  });
+
+  it('finds no card in an outline with no dark backing inside it (a bare card on a table)', () => {
+    const img = photo(W + 200, H + 200, [120, 122, 126]);
+    expect(findCardInWell(img, card(img, 100, 100))).toBeNull();
   });
 });

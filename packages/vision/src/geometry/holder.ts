@@ -12,7 +12,8 @@
  * walls it cannot tell from whitening and wear (GRADING.md, "Photos that cannot support a measurement").
  */
 import { median, quantile } from '../defects/raster';
-import type { RgbImage } from '../image/types';
+import type { Quad, RgbImage } from '../image/types';
+import { sideLengths } from './quad';
 import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, invertHomography, type Homography } from './homography';
 
 export type CardSide = 'top' | 'right' | 'bottom' | 'left';
@@ -171,6 +172,146 @@ export function hasDarkRim(image: RgbImage, outline: Homography): boolean {
     }
     return lums.length >= 10 && median(lums) <= WELL_LIMITS.gapMaxLum;
   });
+}
+
+export const WELL_WALK = {
+  /** Profiles per side, spread over its middle 80 %. */
+  profiles: 41,
+  /** Walked in from the well's outline up to this far (mm, its canonical frame), in steps of stepMm. */
+  maxMm: 10,
+  stepMm: 0.1,
+  /** An edge: dark (WELL_LIMITS.gapMaxLum) over outsideMm just outside it, ringMinStep brighter over ringMm inside. */
+  outsideMm: [0.1, 0.4],
+  ringMm: [0.1, 0.4],
+  /** Rises within this of one another (mm) on different profiles are one line; at least minShare of them make one. */
+  inlierMm: 0.4,
+  minShare: 0.5,
+  /** The band 0.3-1 mm inside a side's line: the spread (interquartile, luminance) of its profiles' medians. */
+  ringMaxSpread: 60,
+  /** Lines looked at per side, innermost first. */
+  maxCandidates: 3,
+  /** The card found: width over height within this of a card's 0.716. */
+  maxAspectError: 0.03,
+} as const;
+
+type WallLine = { c: number; m: number; mid: number };
+
+/**
+ * The card lying in a slab's well whose outline is `well` (a card-to-image homography), found by walking in from
+ * each wall: every rise from the well's dark backing to something clearly brighter (WELL_LIMITS.ringMinStep) is an
+ * edge candidate; a side's line is the innermost one that most profiles agree on and whose inside is one colour
+ * along the side (the card's printed border, WELL_LIMITS.ringMaxSpread). The innermost, because PSA wells show their
+ * walls' inner rims as bright strips between the outline and the card; a card's own print rarely rises from
+ * near-black to a uniform band all along a side. The four lines' corners in `image` pixels (TL, TR, BR, BL, the
+ * well's own order), or null where a side has no such line. The classical detector, run inside the well, often
+ * picks a box of the card's print instead (its art or text box, also card-shaped).
+ */
+export function findCardInWell(image: RgbImage, well: Homography): Quad | null {
+  const W = WELL_WALK;
+  const P = CANONICAL_PX_PER_MM;
+  const lum = (xMm: number, yMm: number): number => {
+    const [x, y] = applyHomography(well, [xMm * P, yMm * P]);
+    const xi = Math.floor(x);
+    const yi = Math.floor(y);
+    if (xi < 0 || yi < 0 || xi >= image.width || yi >= image.height) return NaN;
+    const i = (yi * image.width + xi) * 3;
+    return 0.299 * image.data[i]! + 0.587 * image.data[i + 1]! + 0.114 * image.data[i + 2]!;
+  };
+  // Each side: its length, and the point `d` mm in from it at `a` mm along (in the well's canonical mm).
+  const sides: { length: number; at: (a: number, d: number) => [number, number] }[] = [
+    { length: CARD_WIDTH_MM, at: (a, d) => [a, d] },
+    { length: CARD_HEIGHT_MM, at: (a, d) => [CARD_WIDTH_MM - d, a] },
+    { length: CARD_WIDTH_MM, at: (a, d) => [a, CARD_HEIGHT_MM - d] },
+    { length: CARD_HEIGHT_MM, at: (a, d) => [d, a] },
+  ];
+  const steps = (mm: number) => Math.round(mm / W.stepMm);
+  const bandMedian = (profile: number[], i: number, from: number, to: number, sign: 1 | -1) => {
+    const vals: number[] = [];
+    for (let k = steps(from); k <= steps(to); k++) {
+      const v = profile[i + sign * k];
+      if (v !== undefined && Number.isFinite(v)) vals.push(v);
+    }
+    return vals.length ? median(vals) : NaN;
+  };
+  // Each side's candidate lines, innermost first.
+  const candidates: WallLine[][] = [];
+  for (const side of sides) {
+    // Per profile: its samples, and the offsets (mm) where it rises from the dark backing.
+    const profiles: { a: number; profile: number[]; rises: number[] }[] = [];
+    for (let k = 0; k < W.profiles; k++) {
+      const a = side.length * (0.1 + (0.8 * k) / (W.profiles - 1));
+      const profile: number[] = [];
+      for (let d = 0; d <= W.maxMm + W.ringMm[1]; d += W.stepMm) profile.push(lum(...side.at(a, d)));
+      const rises: number[] = [];
+      for (let i = steps(W.outsideMm[1]); i <= steps(W.maxMm); i++) {
+        const outside = bandMedian(profile, i, W.outsideMm[0], W.outsideMm[1], -1);
+        const inside = bandMedian(profile, i, W.ringMm[0], W.ringMm[1], 1);
+        if (outside <= WELL_LIMITS.gapMaxLum && inside >= outside + WELL_LIMITS.ringMinStep) {
+          // The edge: the steepest rise near where the bands first differ enough.
+          let edge = i;
+          for (let j = Math.max(1, i - steps(0.3)); j <= i + steps(0.3) && j + 1 < profile.length; j++) {
+            if (profile[j + 1]! - profile[j - 1]! > profile[edge + 1]! - profile[edge - 1]!) edge = j;
+          }
+          rises.push(edge * W.stepMm);
+          i = edge + steps(W.ringMm[1]); // one rise per edge
+        }
+      }
+      profiles.push({ a, profile, rises });
+    }
+    // A line: an offset most profiles rise at (within inlierMm), with one colour inside it along the side.
+    const offsets = [...new Set(profiles.flatMap((p) => p.rises))].sort((x, y) => y - x);
+    const lines: WallLine[] = [];
+    for (const d0 of offsets) {
+      if (lines.some((l) => Math.abs(l.c - d0) <= W.inlierMm)) continue;
+      const kept: [number, number, number[]][] = [];
+      for (const p of profiles) {
+        const near = p.rises.filter((d) => Math.abs(d - d0) <= W.inlierMm);
+        if (near.length) kept.push([p.a, near.reduce((m, d) => (Math.abs(d - d0) < Math.abs(m - d0) ? d : m)), p.profile]);
+      }
+      if (kept.length < W.minShare * W.profiles) continue;
+      const ring = kept.map(([, d, profile]) => bandMedian(profile, steps(d), 0.3, 1, 1)).filter(Number.isFinite);
+      if (ring.length < W.minShare * W.profiles || quantile(ring, 0.75) - quantile(ring, 0.25) > W.ringMaxSpread) continue;
+      const mid = side.length / 2;
+      const ma = kept.reduce((t, [a]) => t + (a - mid), 0) / kept.length;
+      const md = kept.reduce((t, [, d]) => t + d, 0) / kept.length;
+      const sxx = kept.reduce((t, [a]) => t + (a - mid - ma) ** 2, 0);
+      const sxy = kept.reduce((t, [a, d]) => t + (a - mid - ma) * (d - md), 0);
+      const m = sxx > 0 ? sxy / sxx : 0;
+      lines.push({ c: md - m * ma, m, mid });
+      if (lines.length === W.maxCandidates) break;
+    }
+    if (!lines.length) return null;
+    candidates.push(lines);
+  }
+  const inset = (l: WallLine, a: number) => l.c + l.m * (a - l.mid);
+  // Each corner where its two sides' lines cross; the lines are near the axes, so a few substitutions converge.
+  const corner = (xOf: (y: number) => number, yOf: (x: number) => number): [number, number] => {
+    let x = xOf(0);
+    let y = yOf(x);
+    for (let i = 0; i < 4; i++) {
+      x = xOf(y);
+      y = yOf(x);
+    }
+    return [x, y];
+  };
+  const quadOf = (top: WallLine, right: WallLine, bottom: WallLine, left: WallLine): Quad =>
+    [
+      corner((y) => inset(left, y), (x) => inset(top, x)),
+      corner((y) => CARD_WIDTH_MM - inset(right, y), (x) => inset(top, x)),
+      corner((y) => CARD_WIDTH_MM - inset(right, y), (x) => CARD_HEIGHT_MM - inset(bottom, x)),
+      corner((y) => inset(left, y), (x) => CARD_HEIGHT_MM - inset(bottom, x)),
+    ].map(([x, y]) => applyHomography(well, [x * P, y * P])) as Quad;
+  // The four lines that make a card's proportions best (a line of the print inside the card makes it too short or
+  // too narrow); among equals, the innermost.
+  let best: { quad: Quad; error: number } | null = null;
+  const [tops, rights, bottoms, lefts] = candidates as [WallLine[], WallLine[], WallLine[], WallLine[]];
+  for (const t of tops) for (const r of rights) for (const b of bottoms) for (const l of lefts) {
+    const quad = quadOf(t, r, b, l);
+    const [top, right, bottom, left] = sideLengths(quad);
+    const error = Math.abs((top + bottom) / (left + right) - CARD_WIDTH_MM / CARD_HEIGHT_MM);
+    if (!best || error < best.error - 1e-3) best = { quad, error };
+  }
+  return best && best.error <= W.maxAspectError ? best.quad : null;
 }
 
 /**

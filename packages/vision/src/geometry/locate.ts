@@ -238,6 +238,23 @@ export function locateCardWithin(found: LocatedCard, options: Pick<LocateOptions
   });
 }
 
+/**
+ * The card at `quadWork`, an outline found by other means on `found`'s working image (the card in a slab's well,
+ * walked to from its walls): refined to subpixel on its own edges only (no edge resolution, which would move it back
+ * out to the well's), turned the way `found` is.
+ */
+export function locateAt(found: LocatedCard, quadWork: Quad): LocatedCard {
+  const t = performance.now();
+  const refined = refineQuad(found.work, quadWork, { searchPx: 3, passes: 2 });
+  return locatedOn(found.info, { image: found.work, scaleX: found.scaleX, scaleY: found.scaleY }, refined, {
+    confidence: found.confidence * refined.confidence,
+    coarse: null,
+    resolved: { quad: quadWork, sides: [], score: 0 },
+    orientation: { quad: refined.quad, flipped: false, margin: found.orientation.margin },
+    timingsMs: { probe: 0, decode: 0, detect: 0, refine: performance.now() - t },
+  });
+}
+
 function cropRgb(src: RgbImage, x0: number, y0: number, w: number, h: number): RgbImage {
   const data = new Uint8Array(w * h * 3);
   for (let y = 0; y < h; y++) data.set(src.data.subarray(((y0 + y) * src.width + x0) * 3, ((y0 + y) * src.width + x0 + w) * 3), y * w * 3);
