@@ -54,6 +54,16 @@ export const SLAB_LIMITS = {
   maxOutsideShare: 0.2,
 } as const;
 
+/** Luminance of `image` at (xMm, yMm) in the canonical frame of `cardToImage` (mm on the card), or null outside it. */
+function lumAt(image: RgbImage, cardToImage: Homography, xMm: number, yMm: number): number | null {
+  const [x, y] = applyHomography(cardToImage, [xMm * CANONICAL_PX_PER_MM, yMm * CANONICAL_PX_PER_MM]);
+  const xi = Math.floor(x);
+  const yi = Math.floor(y);
+  if (xi < 0 || yi < 0 || xi >= image.width || yi >= image.height) return null;
+  const i = (yi * image.width + xi) * 3;
+  return 0.299 * image.data[i]! + 0.587 * image.data[i + 1]! + 0.114 * image.data[i + 2]!;
+}
+
 /**
  * The slab label next to the card, or null. `cardToImage` maps canonical card pixels (CANONICAL_PX_PER_MM per mm,
  * 63 x 88 mm) to `image` pixels.
@@ -151,7 +161,6 @@ export const WELL_LIMITS = {
  * with a black border passes it too, and isCardInWell then tells the two apart.
  */
 export function hasDarkRim(image: RgbImage, outline: Homography): boolean {
-  const P = CANONICAL_PX_PER_MM;
   const sides: ((a: number, d: number) => [number, number])[] = [
     (a, d) => [a * CARD_WIDTH_MM, d],
     (a, d) => [CARD_WIDTH_MM - d, a * CARD_HEIGHT_MM],
@@ -162,12 +171,8 @@ export function hasDarkRim(image: RgbImage, outline: Homography): boolean {
     const lums: number[] = [];
     for (let a = 0.15; a <= 0.85; a += 0.05) {
       for (const d of [0.6, 1]) {
-        const [x, y] = applyHomography(outline, at(a, d).map((v) => v * P) as [number, number]);
-        const xi = Math.floor(x);
-        const yi = Math.floor(y);
-        if (xi < 0 || yi < 0 || xi >= image.width || yi >= image.height) continue;
-        const i = (yi * image.width + xi) * 3;
-        lums.push(0.299 * image.data[i]! + 0.587 * image.data[i + 1]! + 0.114 * image.data[i + 2]!);
+        const v = lumAt(image, outline, ...at(a, d));
+        if (v !== null) lums.push(v);
       }
     }
     return lums.length >= 10 && median(lums) <= WELL_LIMITS.gapMaxLum;
@@ -209,14 +214,7 @@ type WallLine = { c: number; m: number; mid: number };
 export function findCardInWell(image: RgbImage, well: Homography): Quad | null {
   const W = WELL_WALK;
   const P = CANONICAL_PX_PER_MM;
-  const lum = (xMm: number, yMm: number): number => {
-    const [x, y] = applyHomography(well, [xMm * P, yMm * P]);
-    const xi = Math.floor(x);
-    const yi = Math.floor(y);
-    if (xi < 0 || yi < 0 || xi >= image.width || yi >= image.height) return NaN;
-    const i = (yi * image.width + xi) * 3;
-    return 0.299 * image.data[i]! + 0.587 * image.data[i + 1]! + 0.114 * image.data[i + 2]!;
-  };
+  const lum = (xMm: number, yMm: number): number => lumAt(image, well, xMm, yMm) ?? NaN;
   // Each side: its length, and the point `d` mm in from it at `a` mm along (in the well's canonical mm).
   const sides: { length: number; at: (a: number, d: number) => [number, number] }[] = [
     { length: CARD_WIDTH_MM, at: (a, d) => [a, d] },
@@ -324,14 +322,7 @@ export function isCardInWell(image: RgbImage, outer: Homography, inner: Homograp
   const L = WELL_LIMITS;
   const P = CANONICAL_PX_PER_MM;
   const toInner = invertHomography(inner);
-  const lum = (xMm: number, yMm: number): number | null => {
-    const [x, y] = applyHomography(inner, [xMm * P, yMm * P]);
-    const xi = Math.floor(x);
-    const yi = Math.floor(y);
-    if (xi < 0 || yi < 0 || xi >= image.width || yi >= image.height) return null;
-    const i = (yi * image.width + xi) * 3;
-    return 0.299 * image.data[i]! + 0.587 * image.data[i + 1]! + 0.114 * image.data[i + 2]!;
-  };
+  const lum = (xMm: number, yMm: number): number | null => lumAt(image, inner, xMm, yMm);
   // Each side: where along it (mm), and a point `out` mm outside the inner card's edge at `along`.
   const sides = [
     { length: CARD_WIDTH_MM, at: (a: number, out: number): [number, number] => [a, -out], mid: [CARD_WIDTH_MM / 2, 0] as const },
