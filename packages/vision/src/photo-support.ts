@@ -130,8 +130,8 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     notAssessed.corners = inSlab;
     notAssessed.edges = inSlab;
   } else if (input.withinHolder) {
-    // Found inside a larger outline with no slab label beside it (koala's CGC and PSA slabs under shop light): the
-    // same plastic, walls and shadow may lie along its edges as in a slab.
+    // Found inside a larger outline with no slab label beside it (on the real set, a CGC slab photographed under shop
+    // light, its label pale blue): the same plastic, walls and shadow may lie along its edges as in a slab.
     const within = "the card was found inside a larger outline (a slab whose label is not in view or not legible, a top-loader, or what it lies on): its corners and edges may be seen through plastic, whose walls and shadow cannot be told from whitening and wear";
     notAssessed.corners = within;
     notAssessed.edges = within;
