@@ -127,6 +127,18 @@ describe('lines along an edge of the print are the design', () => {
     expect(printLines(box)).toEqual([]);
   });
 
+  it('printed rules come in sets with the same ends (a text box); a single line across the surface is a print line', () => {
+    const printLines = (img: RgbImage) => measureCondition(img).surface.filter((f) => f.kind === 'print_line');
+    const single = card(5);
+    stroke(single, [14, 50], [40, 50], 60);
+    expect(printLines(single).length).toBeGreaterThan(0);
+    // The same line with a second one 6 mm below it, starting and ending where it does: two rules of a layout.
+    const rules = card(5);
+    stroke(rules, [14, 50], [40, 50], 60);
+    stroke(rules, [14, 56], [40, 56], 60);
+    expect(printLines(rules)).toEqual([]);
+  });
+
   it('a 12 mm fold across a calm surface is a crease; the same lines parting two shades of the art are its outline', async () => {
     expect(creases(await foldedCard(false)).map((f) => Math.round(f.lengthMm ?? 0))).toEqual([12]);
     expect(creases(await foldedCard(true))).toEqual([]);

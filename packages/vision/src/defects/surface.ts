@@ -156,6 +156,24 @@ function isDesignLine(s: LineSegment, all: LineSegment[], f: FrameRectPx, ppm: n
   return false;
 }
 
+/**
+ * Printed rules come in sets: the rules between a card's attack rows or under its text lines share their ends (the
+ * text box's margins). An axis-aligned line with a parallel twin of the same polarity that starts and ends where it
+ * does (within 0.8 mm), 1-30 mm away, is layout; a print line (a plate or roller mark) is single.
+ */
+function hasLayoutTwin(s: LineSegment, all: LineSegment[], ppm: number): boolean {
+  const axis = axisAligned(s.angle);
+  if (!axis) return false;
+  const tol = 0.8 * ppm;
+  return all.some((o) => {
+    if (o === s || o.polarity !== s.polarity || axisAligned(o.angle) !== axis) return false;
+    const h = axis === 'h';
+    const gap = h ? Math.abs((s.y0 + s.y1 - o.y0 - o.y1) / 2) : Math.abs((s.x0 + s.x1 - o.x0 - o.x1) / 2);
+    const sameEnds = h ? Math.abs(s.x0 - o.x0) < tol && Math.abs(s.x1 - o.x1) < tol : Math.abs(s.y0 - o.y0) < tol && Math.abs(s.y1 - o.y1) < tol;
+    return sameEnds && gap > ppm && gap < 30 * ppm;
+  });
+}
+
 /** A crease's bright companions span at most this many times its dark line's length (generated folds: about 1). */
 const MAX_CREASE_SPAN_RATIO = 2;
 /**
@@ -249,7 +267,7 @@ export function lineDefects(lum: GrayImage, opts: SurfaceOptions): { findings: S
     // Short axis-parallel strokes are text and layout details.
     if (nearAxis(s.angle, 5) && lenMm < 6) continue;
     if (axis && s.straightness < 0.7 && lenMm >= 6) {
-      if (isDesignLine(s, merged, opts.frame, ppm)) continue;
+      if (isDesignLine(s, merged, opts.frame, ppm) || hasLayoutTwin(s, merged, ppm)) continue;
       if (s.contrast < cMin) continue;
       if (flankImbalance(lum, s, ppm) > MAX_FLANK_IMBALANCE) continue;
       findings.push(toFinding('print_line', s, ppm, s.contrast, 0.7));
