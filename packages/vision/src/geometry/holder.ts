@@ -204,12 +204,14 @@ type WallLine = { c: number; m: number; mid: number };
 /**
  * The card lying in a slab's well whose outline is `well` (a card-to-image homography), found by walking in from
  * each wall: every rise from the well's dark backing to something clearly brighter (WELL_LIMITS.ringMinStep) is an
- * edge candidate; a side's line is the innermost one that most profiles agree on and whose inside is one colour
- * along the side (the card's printed border, WELL_LIMITS.ringMaxSpread). The innermost, because PSA wells show their
- * walls' inner rims as bright strips between the outline and the card; a card's own print rarely rises from
- * near-black to a uniform band all along a side. The four lines' corners in `image` pixels (TL, TR, BR, BL, the
- * well's own order), or null where a side has no such line. The classical detector, run inside the well, often
- * picks a box of the card's print instead (its art or text box, also card-shaped).
+ * edge candidate (its steepest point); a side's candidate lines are offsets that most profiles agree on and whose
+ * inside is one colour along the side (the card's printed border, WELL_WALK.ringMaxSpread), up to three, innermost
+ * first; and the four lines that make a card's proportions best are the card's. Neither the outermost nor the
+ * innermost line will do: PSA wells show their walls' inner rims as bright strips between the outline and the card,
+ * and a card may carry a near-black strip just inside its edge (an illustrator line) from which its print rises to
+ * a uniform band too. The four lines' corners in `image` pixels (TL, TR, BR, BL, the well's own order), or null
+ * where a side has no such line or no four make a card (within WELL_WALK.maxAspectError). The classical detector,
+ * run inside the well, often picks a box of the card's print instead (its art or text box, also card-shaped).
  */
 export function findCardInWell(image: RgbImage, well: Homography): Quad | null {
   const W = WELL_WALK;
