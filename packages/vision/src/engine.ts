@@ -17,8 +17,8 @@ import { slabLabelImage } from './evidence/slabLabel';
 import { measureCentering, type CenteringResult } from './geometry/centering';
 import { homographyFromCanonical, rectify } from './geometry/homography';
 import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
-import { quadArea } from './geometry/quad';
-import { CROPPED_PHOTO_CONFIDENCE, locateAt, locateCard, locateCardWithin, locateCroppedPhoto, turnLocated, type LocatedCard } from './geometry/locate';
+import { outlineAspect, quadArea } from './geometry/quad';
+import { CROPPED_PHOTO_CONFIDENCE, locateAt, locateCard, locateCardWithin, locateCroppedPhoto, locateEndOf, locateUnoutlinedPhoto, locateWithWideVotes, turnLocated, type LocatedCard } from './geometry/locate';
 import { decodeScaled, probeImage } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
 import { predictCorners } from './models/keypoints';
@@ -26,9 +26,9 @@ import { calibrateSide } from './models/calibration';
 import { createModelRuntime, type ModelRuntime } from './models/runtime';
 import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
-import { isCardShapedOutline, photoSupport, type PhotoSupport } from './photo-support';
+import { isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-9';
+export const ENGINE_VERSION = 'cardlens-vision-10';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -92,21 +92,27 @@ export interface CardEngine {
 
 /**
  * Finds an outline: the classical detector first (subpixel, explainable); when it finds nothing, the learned
- * corner model proposes a coarse quad that the same refinement then snaps to the card's edges.
+ * corner model proposes a coarse quad that the same refinement then snaps to the card's edges; when that is not
+ * confident either, the classical detector looks once more with wide votes.
  */
-async function locateOutline(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<{ located: LocatedCard; detector: SideAnalysis['detector'] }> {
+async function locateOutline(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<{ located: LocatedCard; detector: SideAnalysis['detector']; secondLook?: boolean }> {
   try {
     return { located: await locateCard(bytes), detector: 'classical' };
   } catch (error) {
-    if (!runtime || !(error instanceof AppError) || error.code !== 'card_not_found') throw error;
-    const info = await probeImage(bytes);
-    const small = await decodeScaled(bytes, info, Math.max(1, Math.max(info.width, info.height) / KEYPOINT_DETECT_LONG_SIDE));
-    const corners = await predictCorners(runtime, small.image);
-    if (corners.confidence < MIN_KEYPOINT_CONFIDENCE) throw error;
-    const coarseQuad = corners.quad.map(([x, y]) => [x * small.scaleX, y * small.scaleY]) as Quad;
-    const located = await locateCard(bytes, { coarseQuad });
-    located.confidence *= corners.confidence;
-    return { located, detector: 'keypoint-model' };
+    if (!(error instanceof AppError) || error.code !== 'card_not_found') throw error;
+    if (runtime) {
+      const info = await probeImage(bytes);
+      const small = await decodeScaled(bytes, info, Math.max(1, Math.max(info.width, info.height) / KEYPOINT_DETECT_LONG_SIDE));
+      const corners = await predictCorners(runtime, small.image);
+      if (corners.confidence >= MIN_KEYPOINT_CONFIDENCE) {
+        const coarseQuad = corners.quad.map(([x, y]) => [x * small.scaleX, y * small.scaleY]) as Quad;
+        const located = await locateCard(bytes, { coarseQuad });
+        located.confidence *= corners.confidence;
+        return { located, detector: 'keypoint-model' };
+      }
+    }
+    // A last look with wide Hough votes (a dim, noisy photo's card edges: HoughVotes); card_not_found if it fails too.
+    return { located: await locateCard(bytes, { houghVotes: 'wide' }), detector: 'classical', secondLook: true };
   }
 }
 
@@ -144,6 +150,8 @@ interface LocatedAndHow {
   slab: SlabLabel | null;
   /** The card was found inside a larger outline that is not a card's, with no slab label in view beside it. */
   withinHolder?: boolean;
+  /** The outline came from the detector's second look with wide votes (HoughVotes): found on weaker evidence. */
+  secondLook?: boolean;
 }
 
 /**
@@ -153,34 +161,84 @@ interface LocatedAndHow {
  */
 export const MAX_CARD_SHARE_OF_HOLDER = 0.78;
 
+/** A card-shaped outline: the card, or a slab's well (label beside it, or dark all round inside) with the card in it. */
+function ofCardShapedOutline(found: { located: LocatedCard; detector: SideAnalysis['detector']; secondLook?: boolean }): LocatedAndHow {
+  const slab = slabBeside(found.located);
+  if (slab) return cardOfSlab(found.located, found.detector, slab);
+  // A slab's well with its label out of view: dark all round just inside, and a card lying in it.
+  if (!hasDarkRim(found.located.work, homographyFromCanonical(found.located.quadWork))) return { ...found, slab: null };
+  const inWell = cardOfSlab(found.located, found.detector, null);
+  return inWell.located === found.located ? { ...found, slab: null } : { ...inWell, withinHolder: true };
+}
+
 /**
  * Finds the card (locateOutline). Where the outline found is not a card's, in a photo of a card's proportions, the
  * photo is cropped to the card (locateCroppedPhoto): what was found is printed inside it. In any other photo the
  * outline may be a holder's (a slab's walls): the card is looked for inside it (locateCardWithin) and taken where a
  * slab's label lies beside what is found there, or where it is clearly smaller than the outline (withinHolder). In a
- * slab, the card is looked for inside its well too (cardOfSlab).
- * Only where something was found: a blank photo is not a card.
+ * slab, the card is looked for inside its well too (cardOfSlab). Where none of this gives a card's proportions, the
+ * photo is looked at once more with wide Hough votes (locateWithWideVotes): a dim, noisy photo's card edges. A
+ * photo of a card's proportions in which no outline was found at all is taken as cropped to the card, unless it is
+ * blank: a blank photo is not a card.
  */
 async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<LocatedAndHow> {
-  const found = await locateOutline(bytes, runtime);
-  if (isCardShapedOutline(found.located.quadPx)) {
-    const slab = slabBeside(found.located);
-    if (slab) return cardOfSlab(found.located, found.detector, slab);
-    // A slab's well with its label out of view: dark all round just inside, and a card lying in it.
-    if (!hasDarkRim(found.located.work, homographyFromCanonical(found.located.quadWork))) return { ...found, slab: null };
-    const inWell = cardOfSlab(found.located, found.detector, null);
-    return inWell.located === found.located ? { ...found, slab: null } : { ...inWell, withinHolder: true };
+  let found: Awaited<ReturnType<typeof locateOutline>>;
+  try {
+    found = await locateOutline(bytes, runtime);
+  } catch (error) {
+    // No outline anywhere: a full-bleed card scanned edge to edge shows none. Its frame is the card where the photo
+    // has a card's proportions and something in it.
+    const cropped = error instanceof AppError && error.code === 'card_not_found' ? await locateUnoutlinedPhoto(bytes) : null;
+    if (!cropped) throw error;
+    return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   }
+  if (isCardShapedOutline(found.located.quadPx)) return found.secondLook ? ofSecondLook(found.located) : ofCardShapedOutline(found);
   const cropped = locateCroppedPhoto(found.located);
   if (cropped) return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   const inner = locateCardWithin(found.located);
-  if (!inner || !isCardShapedOutline(inner.quadPx)) return { ...found, slab: null };
-  const label = slabBeside(inner);
-  if (label) return cardOfSlab(inner, 'classical', label);
-  // A slab whose label is out of view or unreadable (dim light, a tinted label), a top-loader, or what the card lies
-  // on: the card inside is what is graded, and the rest of the outline says its edges may be seen through plastic.
-  if (quadArea(inner.quadPx) > MAX_CARD_SHARE_OF_HOLDER * quadArea(found.located.quadPx)) return { ...found, slab: null };
-  return { ...cardOfSlab(inner, 'classical', null), withinHolder: true };
+  if (inner && isCardShapedOutline(inner.quadPx)) {
+    const label = slabBeside(inner);
+    if (label) return cardOfSlab(inner, 'classical', label);
+    // A slab whose label is out of view or unreadable (dim light, a tinted label), a top-loader, or what the card
+    // lies on: the card inside is what is graded, and the rest of the outline says its edges may be seen through
+    // plastic.
+    if (quadArea(inner.quadPx) <= MAX_CARD_SHARE_OF_HOLDER * quadArea(found.located.quadPx)) return { ...cardOfSlab(inner, 'classical', null), withinHolder: true };
+  }
+  const slabEnd = slabCardAtEndOf(found.located);
+  if (slabEnd) return slabEnd;
+  // Nothing card-shaped there or inside it: a second look at the whole photo with wide votes (a dim, noisy photo).
+  const wide = found.secondLook ? null : locateWithWideVotes(found.located);
+  return wide && isCardShapedOutline(wide.quadPx) ? ofSecondLook(wide) : { ...found, slab: null };
+}
+
+/**
+ * An outline from the second look with wide votes: as a card-shaped outline (ofCardShapedOutline), and, since the
+ * looser look also lines up a slab's walls (a phone photo of a PSA slab under dim light, its label unread), the card
+ * inside it where one fills at most MAX_CARD_SHARE_OF_HOLDER of it.
+ */
+function ofSecondLook(wide: LocatedCard): LocatedAndHow {
+  const outline = ofCardShapedOutline({ located: wide, detector: 'classical' });
+  if (outline.slab || outline.withinHolder) return { ...outline, secondLook: true };
+  const inner = locateCardWithin(wide);
+  if (inner && isCardShapedOutline(inner.quadPx) && quadArea(inner.quadPx) <= MAX_CARD_SHARE_OF_HOLDER * quadArea(wide.quadPx)) {
+    return { ...cardOfSlab(inner, 'classical', slabBeside(inner)), withinHolder: true, secondLook: true };
+  }
+  return { ...outline, secondLook: true };
+}
+
+/**
+ * An outline too tall for a card may be a slab's label and card outlined together (a scan, the label as wide as the
+ * card): the card is the end of it with a card's proportions, where the slab's label lies beyond its other end.
+ */
+function slabCardAtEndOf(found: LocatedCard): LocatedAndHow | null {
+  if (outlineAspect(found.quadPx) >= PHOTO_SUPPORT_LIMITS.outlineAspectRange[0]) return null;
+  for (const end of ['bottom', 'top'] as const) {
+    const card = locateEndOf(found, end);
+    if (!isCardShapedOutline(card.quadPx)) continue;
+    const label = slabBeside(card);
+    if (label?.side === (end === 'bottom' ? 'top' : 'bottom')) return cardOfSlab(card, 'classical', label);
+  }
+  return null;
 }
 
 /** One side: locate, measure centering on the photo, rectify, measure condition. */
@@ -190,7 +248,7 @@ export async function analyzeSide(
 ): Promise<SideAnalysis & { timingsMs: Record<string, number> }> {
   const t0 = performance.now();
   const found = await locateWithFallback(bytes, runtime);
-  const { detector, withinHolder } = found;
+  const { detector, withinHolder, secondLook } = found;
   let { located, slab } = found;
   if (slab?.side === 'bottom') {
     // A slab's label is above the card: the layout model's up was the card's down.
@@ -217,7 +275,7 @@ export async function analyzeSide(
     photo: { image: located.work, quad: located.quadWork },
     condition,
     measurements: sideMeasurements(condition, frame),
-    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab, croppedPhoto: detector === 'cropped-photo', withinHolder }),
+    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab, croppedPhoto: detector === 'cropped-photo', withinHolder, secondLook }),
     slabLabel: slab ? slabLabelImage(located.work, cardToWork, slab) : null,
     timingsMs: { ...prefix('locate.', located.timingsMs), locate: t1 - t0, centering: t2 - t1, rectify: t3 - t2, condition: t4 - t3 },
   };

@@ -75,6 +75,17 @@ describe('photoSupport', () => {
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: rim, withinHolder: true }).notAssessed.centering).toMatch(/^in a holder, the line found 0.34 mm in on the right/);
   });
 
+  it("an outline from the detector's second, looser look: only its centering is assessed, unless a slab confirms it", () => {
+    const s = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, secondLook: true });
+    expect(Object.keys(s.notAssessed).sort()).toEqual(['corners', 'edges', 'surface']);
+    expect(s.notAssessed.edges).toMatch(/second, looser look .* may be a holder's edge/);
+    // A slab's label beside it says what it is: graded as a slab, the surface included.
+    const slab = { side: 'top' as const, fromMm: 6.5, toMm: 19 };
+    expect(Object.keys(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, slab, secondLook: true }).notAssessed).sort()).toEqual(['corners', 'edges']);
+    // Too few pixels says so first: that reason holds whatever found the outline.
+    expect(photoSupport({ quadPx: quad(5), blurPx: 0.7, centering: centred, secondLook: true }).notAssessed.corners).toMatch(/pixels per mm/);
+  });
+
   it("centering in a slab: a border narrower than a printed one is the well's shadow along the card's edge, and is not taken", () => {
     const slab = { side: 'top' as const, fromMm: 6.5, toMm: 19 };
     const rim = centering({ left: 2.75, right: 0.34, top: 2.82, bottom: 0.41 }, 0.8);
@@ -111,6 +122,8 @@ describe('photoSupport', () => {
       'the printed frame was not found with confidence (weakest fit: the left border, 0.2), and the reading (70/30 on its worse axis) would cost grade',
     );
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakShifted, withinHolder: true }).notAssessed.centering).toMatch(/not found with confidence/);
+    // An outline from the detector's second, looser look is as unsure as a holder's.
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakShifted, secondLook: true }).notAssessed.centering).toMatch(/not found with confidence/);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: { ...weakShifted, confidence: 0.5 }, slab }).notAssessed.centering).toBeUndefined();
     // The art's edge taken for the bottom frame line: 0.5 + 8 mm top-bottom against 6 mm left-right.
     const inArt = centering({ left: 3, right: 3, top: 0.5, bottom: 8 }, 0.2);

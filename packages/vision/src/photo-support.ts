@@ -10,6 +10,7 @@ import type { SubGradeName } from '@cardlens/grading-rubric';
 import type { BorderMeasurement, CenteringResult } from './geometry/centering';
 import type { SlabLabel } from './geometry/holder';
 import { CANONICAL_PX_PER_MM } from './geometry/homography';
+import { outlineAspect } from './geometry/quad';
 import type { Quad } from './image/types';
 
 export const PHOTO_SUPPORT_LIMITS = {
@@ -66,12 +67,6 @@ export interface PhotoSupport {
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-/** Width over height of the outline in the photo (mean of opposite sides). */
-export function outlineAspect(quad: Quad): number {
-  const len = (a: number, b: number) => Math.hypot(quad[a]![0] - quad[b]![0], quad[a]![1] - quad[b]![1]);
-  return (len(0, 1) + len(3, 2)) / (len(0, 3) + len(1, 2));
-}
-
 /** Whether an outline has a bare card's proportions; any other outline is a holder's (or the table's), not the card's edge. */
 export function isCardShapedOutline(quad: Quad): boolean {
   const aspect = outlineAspect(quad);
@@ -99,7 +94,7 @@ function worseAxisShare(c: CenteringResult): number {
   return Math.max(c.leftRight, 100 - c.leftRight, c.topBottom, 100 - c.topBottom);
 }
 
-export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult; slab?: SlabLabel | null; croppedPhoto?: boolean; withinHolder?: boolean }): PhotoSupport {
+export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult; slab?: SlabLabel | null; croppedPhoto?: boolean; withinHolder?: boolean; secondLook?: boolean }): PhotoSupport {
   const L = PHOTO_SUPPORT_LIMITS;
   const pxPerMm = cardPxPerMm(input.quadPx);
   // Blur is measured on the rectified side (CANONICAL_PX_PER_MM); a photo with fewer pixels than that is at least
@@ -135,6 +130,14 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     const within = "the card was found inside a larger outline (a slab whose label is not in view or not legible, a top-loader, or what it lies on): its corners and edges may be seen through plastic, whose walls and shadow cannot be told from whitening and wear";
     notAssessed.corners = within;
     notAssessed.edges = within;
+  } else if (input.secondLook) {
+    // On the real set the looser look also outlined a PSA slab photographed in dim light, its label unread: its walls
+    // read as 4 worn corners and 3 worn edges, and the label and plastic inside it as 11 surface marks, on a PSA 9.
+    // (A slab or holder confirmed around or inside such an outline is graded as one, above.)
+    const loose = "the card's outline was found only on the detector's second, looser look (the first found nothing with a card's proportions) and nothing confirms it: it may be a holder's edge rather than the card's, with plastic and a label inside it, so wear along it and marks inside it are not judged";
+    notAssessed.corners = loose;
+    notAssessed.edges = loose;
+    notAssessed.surface = loose;
   } else if (input.croppedPhoto) {
     // Nothing lies outside the card: its edges are the photo's, where a crop may have cut into it or left a strip.
     const cropped = "the photo is cropped to the card, so its edges are the photo's: whitening, chips and rounding along them cannot be told from the crop";
@@ -159,11 +162,13 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     const unsure = `the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)})`;
     if (Math.abs(lr - tb) > L.centeringFrameMismatchMm) {
       notAssessed.centering = (c.confidence < L.centeringMinConfidence ? `${unsure}, and the lines ` : 'the lines ') + `found do not form a frame (left + right ${round1(lr)} mm, top + bottom ${round1(tb)} mm)`;
-    } else if ((input.slab || input.withinHolder) && c.confidence < L.centeringMinConfidence) {
+    } else if ((input.slab || input.withinHolder || input.secondLook) && c.confidence < L.centeringMinConfidence) {
       // In a holder, lines that happen to form a frame are not enough when they were not found surely (the well's
       // walls and shadow lie beside the card's edges): on the real set's PSA slabs, 5 such readings (69/31 to 77/23)
       // were of cards PSA graded 8-10, whose centering is at most 65/35. Out of one, generated off-centre cards
-      // fit as weakly and are read right (bench:vision centering MAE 0.053, 0.117 with this rule everywhere).
+      // fit as weakly and are read right (bench:vision centering MAE 0.053, 0.117 with this rule everywhere). An
+      // outline from the detector's second look is as unsure: on a sleeved card under glare it ended at the glare,
+      // and the 0.4 mm "border" left there read 94/6.
       notAssessed.centering = `${unsure}, and the reading (${Math.round(worseAxisShare(c))}/${100 - Math.round(worseAxisShare(c))} on its worse axis) would cost grade`;
     }
   }

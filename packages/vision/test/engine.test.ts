@@ -158,6 +158,22 @@ describe('engine on a photo cropped to the card', () => {
     expect(locateCroppedPhoto(await decodedPhoto(wide))).toBeNull();
   }, 60_000);
 
+  it('a photo of a card\'s proportions with no outline anywhere (print running off every edge, as on a full-bleed card scanned edge to edge) is taken as cropped to the card', async () => {
+    const w = 630;
+    const h = 880;
+    const data = new Uint8Array(w * h * 3);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        // Smooth colour waves: print everywhere, and not one straight line for the detector.
+        data.set([128 + 90 * Math.sin(x / 37 + y / 53), 128 + 80 * Math.sin(Math.hypot(x - 300, y - 400) / 41), 128 + 70 * Math.cos(y / 29 - x / 71)], (y * w + x) * 3);
+      }
+    }
+    const jpeg = await sharp(Buffer.from(data), { raw: { width: w, height: h, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    const side = await analyzeSide(jpeg);
+    expect(side.detector).toBe('cropped-photo');
+    expect(side.support.notAssessed.edges).toMatch(/cropped to the card/);
+  });
+
   it('a blank photo of a card\'s proportions is still no card', async () => {
     const blank = await sharp({ create: { width: 630, height: 880, channels: 3, background: { r: 235, g: 235, b: 230 } } }).jpeg().toBuffer();
     const error = await analyzeSide(blank).catch((e: unknown) => e);

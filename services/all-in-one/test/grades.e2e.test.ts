@@ -8,6 +8,7 @@ import { billingSandboxV1, billingV1, dateFromTimestamp } from '@cardlens/contra
 import { callUnary, createClient } from '@cardlens/grpc-kit';
 import { describeWithInfra } from '@cardlens/testing';
 import { FaultProxy } from './fault-proxy';
+import { smallRealPhoto } from './real-photo';
 import { openSql, type Sql } from './sql';
 import { startStack, type ApiResponse, type Stack, type StackMode } from './stack';
 
@@ -37,6 +38,8 @@ interface Photos {
   back: Buffer;
   otherBack: Buffer;
   blank: Buffer;
+  /** A real phone photo of a card shrunk to 150 x 200 pixels: too few to grade. */
+  small: Buffer;
 }
 
 type Headers = Record<string, string>;
@@ -73,6 +76,7 @@ function gradesSuite(mode: StackMode) {
       otherBack: Buffer.from(other.backJpeg),
       // A plain grey photo: valid JPEG, big enough, no card in it.
       blank: await sharp({ create: { width: 1200, height: 1600, channels: 3, background: { r: 128, g: 128, b: 128 } } }).jpeg().toBuffer(),
+      small: await smallRealPhoto(),
     };
     imageServer = createServer((req, res) => {
       const bytes = req.url === '/front.jpg' ? photos.front : req.url === '/back.jpg' ? photos.back : undefined;
@@ -302,6 +306,16 @@ function gradesSuite(mode: StackMode) {
     expect(paid.status).toBe(200);
     expect(paid.json).toMatchObject({ billingSource: 'subscription', gradesCharged: 1, creditsCharged: 0 });
     expect((await me(headers)).gradesRemaining).toBe(ALLOWANCE - 1);
+
+    // A real photo too small to grade is refused at submission, saying why and what is needed: no grade is
+    // recorded and the allowance is not touched.
+    const smallKey = newKey();
+    const small = await grade(headers, smallKey, { front: photos.small });
+    expect(small.json).toMatchObject({ status: 400, code: 'invalid_image' });
+    expect(small.json.detail).toBe('front: the photo is 150 x 200 pixels, too small to grade: at least 200 pixels are needed on the short side, and 1000 or more with the card filling most of the frame for a full grade');
+    expect(await gradeByKey(agentId, smallKey)).toBeUndefined();
+    expect((await me(headers)).gradesRemaining).toBe(ALLOWANCE - 1);
+    expect((await period(agentId))[0]).toMatchObject({ used: 1, reserved: 0 });
 
     // A grade reserved in this period stalls in inference; the period ends and renews; then inference fails.
     proxy.set('hang');

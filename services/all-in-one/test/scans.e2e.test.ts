@@ -13,6 +13,7 @@ import { describeWithInfra } from '@cardlens/testing';
 import { metricsRegistry } from '@cardlens/telemetry';
 import { loadGatewayConfig } from '../../gateway/src/config';
 import { startGateway, type RunningGateway } from '../../gateway/src/service';
+import { smallRealPhoto } from './real-photo';
 import { startStack, type ApiResponse, type Stack, type StackMode } from './stack';
 
 // Prepaid scans end to end: HTTP → gateway (image intake) → scans (debit-first through billing, outbox) → bus →
@@ -26,7 +27,7 @@ interface Images {
   front: Buffer;
   back: Buffer;
   png: Buffer;
-  /** The front shrunk to 150 x 200 pixels: a whole card, too few pixels to grade. */
+  /** A real phone photo of a card (a committed fixture of the real-photo set) shrunk to 150 x 200 pixels: too few to grade. */
   small: Buffer;
 }
 
@@ -82,7 +83,7 @@ function scansSuite(mode: StackMode) {
       front: Buffer.from(sample.frontJpeg),
       back: Buffer.from(sample.backJpeg),
       png: await sharp(sample.frontJpeg).png().toBuffer(),
-      small: await sharp(sample.frontJpeg).resize(150, 200, { fit: 'fill' }).jpeg().toBuffer(),
+      small: await smallRealPhoto(),
     };
     server = await startImageServer(images);
     blobDir = mkdtempSync(path.join(tmpdir(), 'cardlens-scans-'));
@@ -249,7 +250,7 @@ function scansSuite(mode: StackMode) {
       ['text renamed .png', 400, 'invalid_image', () => ({ form: multipart('identify', { front: Buffer.from('just some text, not a picture'), frontName: 'front.png', frontType: 'image/png' }) })],
       ['truncated JPEG', 400, 'invalid_image', () => ({ form: multipart('identify', { front: images.front.subarray(0, Math.floor(images.front.length / 2)) }) })],
       ['pixel-bomb header', 400, 'invalid_image', () => ({ form: multipart('identify', { front: pixelBombJpeg(images.front) }) })],
-      ['a photo too small to grade (150 x 200)', 400, 'invalid_image', () => ({ form: multipart('grade', { front: images.small }) })],
+      ['a real photo too small to grade (150 x 200)', 400, 'invalid_image', () => ({ form: multipart('grade', { front: images.small }) })],
       ['16 MB upload', 400, 'image_too_large', () => ({ form: multipart('identify', { front: Buffer.concat([images.front, Buffer.alloc(16 * 1024 * 1024 - images.front.length)]) }) })],
       ['body is an array', 400, 'invalid_body', () => ({ body: [1, 2] })],
       ['frontImageUrl not a string', 400, 'invalid_body', () => ({ body: { frontImageUrl: 42, modules: 'identify' } })],
@@ -259,7 +260,7 @@ function scansSuite(mode: StackMode) {
       expect(r.status).toBe(status);
       expect(r.json).toMatchObject({ code, status });
       // The client is told why and what is needed, at submission, not by a failed scan after a charge.
-      if (label.startsWith('a photo too small')) expect(r.json.detail).toBe('front: the photo is 150 x 200 pixels, too small to grade: at least 200 pixels are needed on the short side, and 1000 or more with the card filling most of the frame for a full grade');
+      if (label.startsWith('a real photo too small')) expect(r.json.detail).toBe('front: the photo is 150 x 200 pixels, too small to grade: at least 200 pixels are needed on the short side, and 1000 or more with the card filling most of the frame for a full grade');
       expect(JSON.stringify(r.json)).not.toMatch(/stack|SELECT|prisma|grpc/i);
       expect(await balance(auth)).toBe(3);
     }, 60_000);

@@ -18,6 +18,8 @@ export interface RealImage {
   repo: string;
   commit: string;
   path: string;
+  /** How a committed fixture was made from the original (absent: the original's bytes). */
+  derivedBy?: string;
 }
 
 export interface RealCard {

@@ -6,7 +6,7 @@ import { analyzeSide } from '../engine';
 import { isCardShapedOutline } from '../photo-support';
 import { findSlabLabel, isCardInWell } from './holder';
 import { homographyFromCanonical } from './homography';
-import { locateCardWithin, turnLocated, type LocatedCard } from './locate';
+import { locateCardWithin, locateEndOf, turnLocated, type LocatedCard } from './locate';
 
 // A slab's label says which way is up more surely than the layout model: turning a located card by 180 degrees
 // must turn its corners and every per-side fit together, and twice must give it back.
@@ -111,6 +111,16 @@ describe('locateCardWithin', () => {
     expect(side.support.notAssessed.edges).toMatch(/inside a larger outline/);
     expect(side.support.notAssessed.surface).toBeUndefined();
   }, 60_000);
+
+  it("in an outline of the label and the card together (as wide as the card), the card is the end with a card's proportions", () => {
+    const tall: Quad = [[card.x, 90], [card.x + card.w, 90], [card.x + card.w, card.y + card.h], [card.x, card.y + card.h]];
+    const located = { ...outline(tall), confidence: 1, orientation: { quad: tall, flipped: false, margin: 0.1 } } as LocatedCard;
+    expect(cornerError(locateEndOf(located, 'bottom').quadWork)).toBeLessThan(3);
+    // The other end is the label and the plastic under it, a card's height from the outline's top.
+    const top = locateEndOf(located, 'top').quadWork;
+    expect(Math.abs(top[0][1] - 90)).toBeLessThan(3);
+    expect(Math.abs(top[3][1] - (90 + card.h))).toBeLessThan(6);
+  });
 
   it('finds nothing in an outline too small to hold a card', () => {
     const tiny: Quad = [[100, 100], [120, 100], [120, 120], [100, 120]];

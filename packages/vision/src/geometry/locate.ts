@@ -1,7 +1,7 @@
 import { AppError } from '@cardlens/errors';
 import { chooseDecodeShrink, decodeScaled, downsampleRgb, probeImage, type ImageInfo } from '../image/decode';
-import type { Quad, RgbImage } from '../image/types';
-import { detectCardCoarse, refineQuad, type CoarseDetection, type RefinedQuad } from './detect';
+import type { Point, Quad, RgbImage } from '../image/types';
+import { detectCardCoarse, refineQuad, type CoarseDetection, type HoughVotes, type RefinedQuad } from './detect';
 import { lineThrough } from './lines';
 import { quadArea, scaleQuad } from './quad';
 import { resolveCardEdges, type ResolveResult } from './resolve';
@@ -17,6 +17,8 @@ export interface LocateOptions {
    * pixels; skips the classical detector and goes straight to refinement.
    */
   coarseQuad?: Quad;
+  /** How the classical detector's edge pixels vote for lines (HoughVotes). Default narrow. */
+  houghVotes?: HoughVotes;
 }
 
 export interface LocatedCard {
@@ -77,12 +79,13 @@ export const CROPPED_PHOTO_CONFIDENCE = 0.7;
  * around the card to find. When the photo has a card's proportions, its own frame is taken for the card's outline
  * (no refinement: with nothing outside the card, a refinement could only drift to a printed frame further in), with
  * the layout model deciding which way is up. `photo` is the photo as locateCard decoded it (an outline found in
- * it), so it is not decoded again. Returns null for a photo of other proportions.
+ * it), so it is not decoded again. Returns null for a photo of other proportions, or a blank one.
  */
 export function locateCroppedPhoto(photo: Pick<LocatedCard, 'info' | 'work' | 'scaleX' | 'scaleY'>): LocatedCard | null {
   const { info, work } = photo;
   const aspect = Math.min(info.width, info.height) / Math.max(info.width, info.height);
   if (aspect < CROPPED_PHOTO_ASPECT[0] || aspect > CROPPED_PHOTO_ASPECT[1]) return null;
+  if (isBlank(work)) return null;
   const t = performance.now();
   // Portrait: TL, TR, BR, BL of the frame; landscape: the card lies sideways, its top at the photo's left.
   const { width: w, height: h } = work;
@@ -103,6 +106,36 @@ export function locateCroppedPhoto(photo: Pick<LocatedCard, 'info' | 'work' | 's
     orientation,
     timingsMs: { probe: 0, decode: 0, detect: 0, refine: performance.now() - t },
   });
+}
+
+/** Luminance spread (standard deviation, levels) under which a photo has nothing in it: a blank is no card. */
+export const BLANK_PHOTO_MAX_SPREAD = 8;
+
+function isBlank(image: RgbImage): boolean {
+  const d = image.data;
+  let n = 0;
+  let sum = 0;
+  let sumSq = 0;
+  // Every 5th pixel is plenty for a spread.
+  for (let i = 0; i < d.length; i += 15) {
+    const y = 0.299 * d[i]! + 0.587 * d[i + 1]! + 0.114 * d[i + 2]!;
+    sum += y;
+    sumSq += y * y;
+    n++;
+  }
+  const mean = sum / n;
+  return Math.sqrt(Math.max(0, sumSq / n - mean * mean)) < BLANK_PHOTO_MAX_SPREAD;
+}
+
+/**
+ * A photo in which no outline was found at all, decoded as locateCard decodes it, taken as cropped to the card
+ * (locateCroppedPhoto): a full-bleed card scanned edge to edge shows no edge anywhere. Null for a photo of other
+ * proportions, or a blank one.
+ */
+export async function locateUnoutlinedPhoto(bytes: Uint8Array, options: Pick<LocateOptions, 'minCardPx'> = {}): Promise<LocatedCard | null> {
+  const info = await probeImage(bytes);
+  const decoded = await decodeScaled(bytes, info, chooseDecodeShrink(info, options.minCardPx));
+  return locateCroppedPhoto({ info, work: decoded.image, scaleX: decoded.scaleX, scaleY: decoded.scaleY });
 }
 
 /** The located card: the decoded working image and its refined outline, in working and original pixels. */
@@ -151,7 +184,7 @@ export async function locateCard(bytes: Uint8Array, options: LocateOptions = {})
     coarseWork = scaleQuad(options.coarseQuad, 1 / decoded.scaleX, 1 / decoded.scaleY);
     searchPx = 0; // refineQuad's default: 2% of the card's short side
   } else {
-    const detected = detectOn(work, options.detectLongSide);
+    const detected = detectOn(work, options.detectLongSide, options.houghVotes);
     if (!detected) throw new AppError('card_not_found', 'No trading card could be found in the photo.');
     coarse = detected.coarse;
     coarseWork = detected.quad;
@@ -174,10 +207,10 @@ export async function locateCard(bytes: Uint8Array, options: LocateOptions = {})
  * refined once at that scale (to a fraction of a detection pixel), in `image` pixels, with the search width the
  * refinement on `image` needs. Null when nothing scores MIN_DETECTION_SCORE.
  */
-function detectOn(image: RgbImage, detectLongSide = 480): { coarse: CoarseDetection; quad: Quad; searchPx: number } | null {
+function detectOn(image: RgbImage, detectLongSide = 480, votes: HoughVotes = 'narrow'): { coarse: CoarseDetection; quad: Quad; searchPx: number } | null {
   const k = Math.max(1, Math.floor(Math.max(image.width, image.height) / detectLongSide));
   const det = downsampleRgb(image, k, 4);
-  const coarse = detectCardCoarse(det);
+  const coarse = detectCardCoarse(det, votes);
   if (!coarse || coarse.score < MIN_DETECTION_SCORE) return null;
   const r0 = refineQuad(det, coarse.quad, { passes: 2 });
   return { coarse, quad: scaleQuad(r0.confidence > 0.2 ? r0.quad : coarse.quad, k), searchPx: Math.max(3, 1.5 * k) };
@@ -193,6 +226,27 @@ function refineOnWork(work: RgbImage, coarseWork: Quad, searchPx: number): { ref
   const orientation = orientQuad(work, refined.quad);
   if (orientation.flipped) turnRefined(refined);
   return { refined, resolved, orientation };
+}
+
+/**
+ * The whole working image of `found` looked at again with wide Hough votes (HoughVotes), for when the first outline
+ * does not have a card's proportions. Null when nothing is found. The caller decides whether to take it.
+ */
+export function locateWithWideVotes(found: LocatedCard, options: Pick<LocateOptions, 'detectLongSide'> = {}): LocatedCard | null {
+  const t = performance.now();
+  const detected = detectOn(found.work, options.detectLongSide, 'wide');
+  if (!detected) return null;
+  const detectMs = performance.now() - t;
+  const { refined, resolved, orientation } = refineOnWork(found.work, detected.quad, detected.searchPx);
+  const area = quadArea(refined.quad);
+  if (!Number.isFinite(area) || area < 0.01 * found.work.width * found.work.height) return null;
+  return locatedOn(found.info, { image: found.work, scaleX: found.scaleX, scaleY: found.scaleY }, refined, {
+    confidence: Math.min(1, detected.coarse.score * 1.5) * refined.confidence,
+    coarse: detected.coarse,
+    resolved,
+    orientation,
+    timingsMs: { probe: 0, decode: 0, detect: detectMs, refine: performance.now() - t - detectMs },
+  });
 }
 
 /**
@@ -253,6 +307,21 @@ export function locateAt(found: LocatedCard, quadWork: Quad): LocatedCard {
     orientation: { quad: refined.quad, flipped: false, margin: found.orientation.margin },
     timingsMs: { probe: 0, decode: 0, detect: 0, refine: performance.now() - t },
   });
+}
+
+/**
+ * The card-proportioned end of an outline too tall for a card (a slab's label and card outlined together, the
+ * label's width being the card's): the part of it at `end` whose height is its width over 63/88, refined to subpixel
+ * on the edges near it (locateAt). The caller decides whether it is the card (a slab's label beyond its other end).
+ */
+export function locateEndOf(found: LocatedCard, end: 'top' | 'bottom'): LocatedCard {
+  const [tl, tr, br, bl] = found.quadWork;
+  const width = (Math.hypot(tr[0] - tl[0], tr[1] - tl[1]) + Math.hypot(br[0] - bl[0], br[1] - bl[1])) / 2;
+  const height = (Math.hypot(bl[0] - tl[0], bl[1] - tl[1]) + Math.hypot(br[0] - tr[0], br[1] - tr[1])) / 2;
+  const share = Math.min(1, width / (63 / 88) / height);
+  const along = (a: Point, b: Point, t: number): Point => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+  const quad: Quad = end === 'bottom' ? [along(tl, bl, 1 - share), along(tr, br, 1 - share), br, bl] : [tl, tr, along(tr, br, share), along(tl, bl, share)];
+  return locateAt(found, quad);
 }
 
 function cropRgb(src: RgbImage, x0: number, y0: number, w: number, h: number): RgbImage {

@@ -44,6 +44,12 @@ export function sideLengths(q: readonly Point[]): [number, number, number, numbe
   return [l(0), l(1), l(2), l(3)];
 }
 
+/** Width over height of a TL, TR, BR, BL outline (mean of opposite sides): 0.716 for a card seen square on. */
+export function outlineAspect(q: readonly Point[]): number {
+  const [top, right, bottom, left] = sideLengths(q);
+  return (top + bottom) / (left + right);
+}
+
 /**
  * Orders four corners of a (convex) card outline as TL, TR, BR, BL.
  *
