@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { generateSample, type SampleLabel } from '@cardlens/card-synth';
 import { AppError } from '@cardlens/errors';
-import { analyzeSide, createCardEngine, type CardAnalysis, type CardEngine } from '../src/engine';
+import { analyzeSide, type CardAnalysis } from '../src/engine';
+import { engineForTests } from './engine-for-tests';
 import { encodeJpeg, renderScene } from './synthetic';
 import { CROPPED_PHOTO_CONFIDENCE, locateCroppedPhoto } from '../src/geometry/locate';
 import { chooseDecodeShrink, decodeScaled, probeImage } from '../src/image/decode';
@@ -12,13 +13,7 @@ import { homographyFromCanonical } from '../src/geometry/homography';
 // The engine on a small fixed set of generated pairs from the validation range (never trained on, never the
 // benchmark's), with tolerances. Accuracy over hundreds of pairs is `npm run bench:vision`'s job; these pin
 // behaviour on cases the engine handles today so a change that breaks them is seen at once.
-let engine: CardEngine;
-beforeAll(async () => {
-  engine = await createCardEngine();
-}, 120_000);
-afterAll(async () => {
-  await engine?.close();
-});
+const engine = engineForTests();
 
 const cornerErrorPct = (label: SampleLabel, analysis: CardAnalysis): number => {
   const truth = label.photo.front.quadPx;
@@ -35,7 +30,7 @@ describe('engine on fixed generated pairs', () => {
     [900_606, 'EXIF-rotated photo', 2],
   ])('seed %i (%s): corners, centering and the grade within tolerance', async (seed, _what, gradeTolerance) => {
     const { frontJpeg, backJpeg, label } = await generateSample(seed);
-    const analysis = await engine.analyzeCard({ front: frontJpeg, back: backJpeg });
+    const analysis = await engine().analyzeCard({ front: frontJpeg, back: backJpeg });
     expect(analysis.sides.front.detector).toBe('classical');
     expect(cornerErrorPct(label, analysis)).toBeLessThan(1);
     const front = analysis.sides.front.centering;
@@ -51,14 +46,14 @@ describe('engine on fixed generated pairs', () => {
   it('finds heavy damage: a truth-2.5 card grades 4 or lower, and the justification names the numbers', async () => {
     const { frontJpeg, backJpeg, label } = await generateSample(900_615);
     expect(label.truth.grade).toBeLessThanOrEqual(3);
-    const analysis = await engine.analyzeCard({ front: frontJpeg, back: backJpeg });
+    const analysis = await engine().analyzeCard({ front: frontJpeg, back: backJpeg });
     expect(analysis.grading.grade).toBeLessThanOrEqual(4);
     expect(analysis.grading.justification).toMatch(/\d+(\.\d+)? mm/);
   }, 60_000);
 
   it('without a back, grades the front and says what it could not assess', async () => {
     const { frontJpeg } = await generateSample(900_610);
-    const analysis = await engine.analyzeCard({ front: frontJpeg });
+    const analysis = await engine().analyzeCard({ front: frontJpeg });
     expect(analysis.sides.back).toBeUndefined();
     expect(analysis.grading.notAssessed).toEqual(expect.arrayContaining(['back_centering', 'back_corners', 'back_edges', 'back_surface']));
   }, 60_000);
@@ -66,7 +61,7 @@ describe('engine on fixed generated pairs', () => {
   it('a photo with too few pixels on the card: wear is not assessed, with the reason, and never lowers the grade', async () => {
     // The heavily damaged card of the test above, photographed at 0.3 MP (about 5 px per mm on the card).
     const { frontJpeg, backJpeg } = await generateSample(900_615, { photo: { megapixels: 0.3 } });
-    const analysis = await engine.analyzeCard({ front: frontJpeg, back: backJpeg });
+    const analysis = await engine().analyzeCard({ front: frontJpeg, back: backJpeg });
     const { grading } = analysis;
     expect(analysis.sides.front.support.pxPerMm).toBeLessThan(8);
     expect(grading.notAssessed).toEqual(expect.arrayContaining(['front_corners', 'front_edges', 'front_surface']));
@@ -79,7 +74,7 @@ describe('engine on fixed generated pairs', () => {
 
   it('draws the overlay and reads the identification evidence', async () => {
     const { frontJpeg, backJpeg, label } = await generateSample(900_603);
-    const analysis = await engine.analyzeCard({ front: frontJpeg, back: backJpeg }, { overlay: true, evidence: true });
+    const analysis = await engine().analyzeCard({ front: frontJpeg, back: backJpeg }, { overlay: true, evidence: true });
     const meta = await sharp(analysis.overlayPng!).metadata();
     expect(meta.format).toBe('png');
     expect(meta.width).toBeGreaterThan(600);
@@ -95,7 +90,7 @@ describe('engine on fixed generated pairs', () => {
 describe('engine on bad inputs', () => {
   it('refuses a photo with no card as card_not_found', async () => {
     const empty = await sharp({ create: { width: 1200, height: 900, channels: 3, background: { r: 120, g: 100, b: 90 } } }).jpeg().toBuffer();
-    const error = await engine.analyzeCard({ front: empty }).catch((e: unknown) => e);
+    const error = await engine().analyzeCard({ front: empty }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('card_not_found');
   });
@@ -104,7 +99,7 @@ describe('engine on bad inputs', () => {
     ['text', Buffer.from('not a photo at all')],
     ['a truncated JPEG', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46])],
   ])('refuses %s as invalid_image', async (_what, bytes) => {
-    const error = await engine.analyzeCard({ front: bytes }).catch((e: unknown) => e);
+    const error = await engine().analyzeCard({ front: bytes }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('invalid_image');
   });

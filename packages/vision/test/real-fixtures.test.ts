@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createCardEngine, type CardAnalysis, type CardEngine } from '../src/engine';
+import { describe, expect, it } from '@jest/globals';
+import type { CardAnalysis } from '../src/engine';
 import { locateCard } from '../src/geometry/locate';
 import { outlineAspect } from '../src/geometry/quad';
 import { PHOTO_SUPPORT_LIMITS } from '../src/photo-support';
 import { loadRealSet, readRealImage, type RealCard } from '../bench/real/real-set';
+import { engineForTests } from './engine-for-tests';
 
 // The engine on the real photographs committed as fixtures (bench/real/fixtures: the MIT-licensed images of the
 // real-photo set, see bench/real/README.md). Photos nobody here made: what holds on them is pinned here, in CI;
 // the figures over the whole set are `npm run bench:real`'s job.
-let engine: CardEngine;
-beforeAll(async () => {
-  engine = await createCardEngine();
-}, 120_000);
-afterAll(async () => {
-  await engine?.close();
-});
+const engine = engineForTests();
 
 const fixtures = loadRealSet().filter((c) => c.front.file.startsWith('fixtures/'));
 const fixture = (id: string): RealCard => {
@@ -22,7 +17,7 @@ const fixture = (id: string): RealCard => {
   if (!card) throw new Error(`no committed fixture ${id}`);
   return card;
 };
-const analyse = async (id: string): Promise<CardAnalysis> => engine.analyzeCard({ front: readRealImage(fixture(id).front)! });
+const analyse = async (id: string): Promise<CardAnalysis> => engine().analyzeCard({ front: readRealImage(fixture(id).front)! });
 const CARD_ASPECT = 63 / 88;
 
 describe('real photographs (committed fixtures)', () => {
