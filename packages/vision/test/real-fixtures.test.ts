@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CardAnalysis } from '../src/engine';
+import { CARD_ASPECT } from '../src/geometry/homography';
 import { locateCard } from '../src/geometry/locate';
 import { outlineAspect } from '../src/geometry/quad';
 import { PHOTO_SUPPORT_LIMITS } from '../src/photo-support';
@@ -18,7 +19,6 @@ const fixture = (id: string): RealCard => {
   return card;
 };
 const analyse = async (id: string): Promise<CardAnalysis> => engine().analyzeCard({ front: readRealImage(fixture(id).front)! });
-const CARD_ASPECT = 63 / 88;
 
 describe('real photographs (committed fixtures)', () => {
   it('are the 5 MIT-licensed photos of the set, each readable and with its source recorded', () => {

@@ -1,12 +1,12 @@
 import { AppError } from '@cardlens/errors';
 import type { Point, Quad, RgbImage } from '../image/types';
 import { computeEdges, type EdgeMap } from './edges';
+import { CARD_ASPECT } from './homography';
 import { fitLineRobust, intersectLines, lineThrough, parabolicPeak, signedDistance, type Line, type WeightedPoint } from './lines';
 import { isConvex, orderCardCorners, quadArea, quadCentroid, sideLengths } from './quad';
 import { dogKernel, profileGradient, sampleRgb } from './sampling';
 import { edgeEvidence, worstColourMismatch } from './resolve';
 
-const CARD_ASPECT = 63 / 88;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Coarse detection: edges -> oriented Hough lines -> quad hypotheses scored by edge support, aspect and bands.
@@ -52,9 +52,9 @@ export function houghLines(e: EdgeMap, maxLines: number, votes: HoughVotes = 'na
     cosT[t] = Math.cos((t * Math.PI) / ANGLE_BINS);
     sinT[t] = Math.sin((t * Math.PI) / ANGLE_BINS);
   }
-  const spread = votes === 'wide' ? 5 : 2;
-  const weight = (dt: number): number => (votes === 'wide' || dt === 0 ? 1 : Math.abs(dt) === 1 ? 0.8 : 0.4);
-  const weights = Array.from({ length: 2 * spread + 1 }, (_, k) => weight(k - spread));
+  // Vote weight by bin offset from the pixel's own direction, -spread..+spread.
+  const weights = votes === 'wide' ? new Array<number>(11).fill(1) : [0.4, 0.8, 1, 0.8, 0.4];
+  const spread = (weights.length - 1) / 2;
   for (let y = 1; y < h - 1; y++) {
     for (let x = 1; x < w - 1; x++) {
       const i = y * w + x;

@@ -14,7 +14,7 @@
 import { median, quantile } from '../defects/raster';
 import type { Quad, RgbImage } from '../image/types';
 import { outlineAspect } from './quad';
-import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, invertHomography, type Homography } from './homography';
+import { applyHomography, CANONICAL_PX_PER_MM, CARD_ASPECT, CARD_HEIGHT_MM, CARD_WIDTH_MM, invertHomography, type Homography } from './homography';
 
 export type CardSide = 'top' | 'right' | 'bottom' | 'left';
 
@@ -307,7 +307,7 @@ export function findCardInWell(image: RgbImage, well: Homography): Quad | null {
   const [tops, rights, bottoms, lefts] = candidates as [WallLine[], WallLine[], WallLine[], WallLine[]];
   for (const t of tops) for (const r of rights) for (const b of bottoms) for (const l of lefts) {
     const quad = quadOf(t, r, b, l);
-    const error = Math.abs(outlineAspect(quad) - CARD_WIDTH_MM / CARD_HEIGHT_MM);
+    const error = Math.abs(outlineAspect(quad) - CARD_ASPECT);
     if (!best || error < best.error - 1e-3) best = { quad, error };
   }
   return best && best.error <= W.maxAspectError ? best.quad : null;

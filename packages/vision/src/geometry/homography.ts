@@ -10,6 +10,8 @@ export type Homography = Float64Array;
 /** Card geometry (VISION.md): 63 x 88 mm, rectified at 10 px/mm. */
 export const CARD_WIDTH_MM = 63;
 export const CARD_HEIGHT_MM = 88;
+/** A card's width over its height: 0.716. */
+export const CARD_ASPECT = CARD_WIDTH_MM / CARD_HEIGHT_MM;
 export const CANONICAL_PX_PER_MM = 10;
 export const CANONICAL_WIDTH = CARD_WIDTH_MM * CANONICAL_PX_PER_MM;
 export const CANONICAL_HEIGHT = CARD_HEIGHT_MM * CANONICAL_PX_PER_MM;

@@ -2,7 +2,7 @@ import { AppError } from '@cardlens/errors';
 import { chooseDecodeShrink, decodeScaled, downsampleRgb, probeImage, type ImageInfo } from '../image/decode';
 import type { Point, Quad, RgbImage } from '../image/types';
 import { detectCardCoarse, refineQuad, type CoarseDetection, type HoughVotes, type RefinedQuad } from './detect';
-import { CARD_HEIGHT_MM, CARD_WIDTH_MM } from './homography';
+import { CARD_ASPECT } from './homography';
 import { lineThrough } from './lines';
 import { outlineAspect, quadArea, scaleQuad } from './quad';
 import { resolveCardEdges, type ResolveResult } from './resolve';
@@ -318,7 +318,7 @@ export function locateAt(found: LocatedCard, quadWork: Quad): LocatedCard {
 export function locateEndOf(found: LocatedCard, end: 'top' | 'bottom'): LocatedCard {
   const [tl, tr, br, bl] = found.quadWork;
   // The share of the outline's height a card as wide as it takes.
-  const share = Math.min(1, outlineAspect(found.quadWork) / (CARD_WIDTH_MM / CARD_HEIGHT_MM));
+  const share = Math.min(1, outlineAspect(found.quadWork) / CARD_ASPECT);
   const along = (a: Point, b: Point, t: number): Point => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
   const quad: Quad = end === 'bottom' ? [along(tl, bl, 1 - share), along(tr, br, 1 - share), br, bl] : [tl, tr, along(tr, br, share), along(tl, bl, share)];
   return locateAt(found, quad);
