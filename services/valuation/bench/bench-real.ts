@@ -16,7 +16,9 @@
  *   nearMint             over near-mint cards with adequate photos: median grade, share graded ≥ 8, and median count
  *                        of marked defects (every defect the engine marks on them is a false one); `found` counts
  *                        all near-mint cards whose card was found, assessed or not
- *   centering            |engine share - hand-measured share| in points, median and p90, over both axes
+ *   centering            |engine share - hand-measured share| in points, median and p90, over both axes of the
+ *                        sides whose centering the engine assessed (`n` sides); `notAssessed` counts the hand-measured
+ *                        sides where it said it could not measure
  * Writes a per-photo table beside the manifest (out/bench-real.tsv) and, with BENCH_REAL_OVERLAYS=1, each card's
  * overlay (out/<id>.png). BENCH_REAL_FILTER=<regex on id> runs a subset. The LAST line is one JSON object.
  */
@@ -151,11 +153,19 @@ async function main(): Promise<void> {
   const slabNearMint = slabGraded.filter((r) => isNearMint(r.card));
   const frontFound = rows.filter((r) => r.analysis);
   const centeringErrors: number[] = [];
+  let centeringSides = 0;
+  let centeringNotAssessed = 0;
   for (const r of rows) {
     for (const side of ['front', 'back'] as const) {
       const truth = r.card.centering?.[side];
       const got = r.analysis?.sides[side]?.centering;
       if (!truth || !got || !cardShaped(r.analysis!, side)) continue;
+      // Where the engine says it cannot measure the frame, its shares are not its answer.
+      if (r.analysis!.grading.notAssessed.includes(`${side}_centering`)) {
+        centeringNotAssessed++;
+        continue;
+      }
+      centeringSides++;
       centeringErrors.push(Math.abs(got.leftRight - truth.leftRight), Math.abs(got.topBottom - truth.topBottom));
     }
   }
@@ -209,7 +219,7 @@ async function main(): Promise<void> {
         medianFalseDefects: round(quantile(slabNearMint.map((r) => r.analysis!.grading.defects.length), 0.5), 2),
       },
     },
-    centering: { n: centeringErrors.length, medianError: round(quantile(centeringErrors, 0.5), 2), p90Error: round(quantile(centeringErrors, 0.9), 2) },
+    centering: { n: centeringSides, notAssessed: centeringNotAssessed, medianError: round(quantile(centeringErrors, 0.5), 2), p90Error: round(quantile(centeringErrors, 0.9), 2) },
     msPerCardP50: round(quantile(ms, 0.5), 0),
   };
   console.log(`real photos: ${summary.cards} cards, ${summary.photos} photos; per-photo table: ${path.relative(process.cwd(), path.join(OUT_DIR, 'bench-real.tsv'))}`);

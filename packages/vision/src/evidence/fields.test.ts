@@ -84,4 +84,17 @@ describe('classifyLines', () => {
     const f = classifyLines([line('BASIC', 50, 10), line('50 HPO)', 62, 30, 470), line('Bacon', 67, 20, 50, 40), line('lius. Atsuko Nishida', 799, 8)], 880);
     expect(f.titleText).toBe('Bacon');
   });
+
+  it('a name printed on one row with the HP is the words before the HP', () => {
+    const f = classifyLines(
+      [
+        line('Shining Gyarados 100 HP &', 55, 39),
+        line('Once it appears, it goes on a rampage. It remains enraged until it demolishes everything around it. LV. 44', 773, 18),
+        line('65/64', 826, 15, 538),
+      ],
+      880,
+    );
+    expect(f.titleText).toBe('Shining Gyarados');
+    expect(f.numberText).toBe('65/64');
+  });
 });

@@ -59,6 +59,15 @@ export function cleanTitle(text: string): string {
   return t.trim();
 }
 
+/**
+ * A line's text as a title: cleaned (cleanTitle), and, where the name and the HP are printed on one row and read as
+ * one line (`Shining Gyarados 100 HP`, every Wizards-era card), the words before the HP.
+ */
+function titleOf(text: string): string {
+  const hp = HP_RE.exec(text);
+  return cleanTitle(hp && hp.index > 0 ? text.slice(0, hp.index) : text);
+}
+
 function letters(text: string): number {
   return (text.match(/\p{L}/gu) ?? []).length;
 }
@@ -160,7 +169,7 @@ export function classifyLines(reads: ReadLine[], cardHeight: number): OcrFields 
   let best: { r: ReadLine; score: number } | null = null;
   for (const r of usable) {
     if (used.has(r)) continue;
-    const t = cleanTitle(r.text);
+    const t = titleOf(r.text);
     const nl = letters(t);
     if (nl < 3 || STOP_TITLE.test(t) || HP_RE.test(t) || r.confidence < 10 || isMaker(t)) continue;
     const alnum = (t.match(/[\p{L}\p{N}]/gu) ?? []).length || 1;
@@ -170,7 +179,7 @@ export function classifyLines(reads: ReadLine[], cardHeight: number): OcrFields 
     if (!best || score > best.score) best = { r, score };
   }
   if (best) {
-    titleText = cleanTitle(best.r.text);
+    titleText = titleOf(best.r.text);
     used.add(best.r);
   }
 
