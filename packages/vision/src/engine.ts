@@ -18,8 +18,8 @@ import { measureCentering, type CenteringResult } from './geometry/centering';
 import { homographyFromCanonical, rectify } from './geometry/homography';
 import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
 import { outlineAspect, quadArea } from './geometry/quad';
-import { CROPPED_PHOTO_CONFIDENCE, locateAt, locateCard, locateCardWithin, locateCroppedPhoto, locateEndOf, locateUnoutlinedPhoto, locateWithWideVotes, turnLocated, type LocatedCard } from './geometry/locate';
-import { decodeScaled, probeImage } from './image/decode';
+import { CROPPED_PHOTO_CONFIDENCE, decodePhoto, locateAt, locateCardWithin, locateCroppedPhoto, locateEndOf, locateOnWork, locateWithWideVotes, turnLocated, type DecodedPhoto, type LocatedCard } from './geometry/locate';
+import { decodeScaled } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
 import { predictCorners } from './models/keypoints';
 import { calibrateSide } from './models/calibration';
@@ -91,29 +91,33 @@ export interface CardEngine {
 }
 
 /**
- * Finds an outline: the classical detector first (subpixel, explainable); when it finds nothing, the learned
- * corner model proposes a coarse quad that the same refinement then snaps to the card's edges; when that is not
- * confident either, the classical detector looks once more with wide votes.
+ * Finds an outline on the decoded photo: the classical detector first (subpixel, explainable); when it finds
+ * nothing, the learned corner model proposes a coarse quad that the same refinement then snaps to the card's edges;
+ * when that is not confident either, the classical detector looks once more with wide votes. Null when none of them
+ * finds one.
  */
-async function locateOutline(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<{ located: LocatedCard; detector: SideAnalysis['detector']; secondLook?: boolean }> {
-  try {
-    return { located: await locateCard(bytes), detector: 'classical' };
-  } catch (error) {
-    if (!(error instanceof AppError) || error.code !== 'card_not_found') throw error;
-    if (runtime) {
-      const info = await probeImage(bytes);
-      const small = await decodeScaled(bytes, info, Math.max(1, Math.max(info.width, info.height) / KEYPOINT_DETECT_LONG_SIDE));
-      const corners = await predictCorners(runtime, small.image);
-      if (corners.confidence >= MIN_KEYPOINT_CONFIDENCE) {
-        const coarseQuad = corners.quad.map(([x, y]) => [x * small.scaleX, y * small.scaleY]) as Quad;
-        const located = await locateCard(bytes, { coarseQuad });
-        located.confidence *= corners.confidence;
-        return { located, detector: 'keypoint-model' };
-      }
+async function locateOutline(
+  bytes: Uint8Array,
+  photo: DecodedPhoto,
+  runtime: ModelRuntime | undefined,
+): Promise<{ located: LocatedCard; detector: SideAnalysis['detector']; secondLook?: boolean } | null> {
+  const classical = locateOnWork(photo);
+  if (classical) return { located: classical, detector: 'classical' };
+  if (runtime) {
+    // The corner model reads its own small decode of the photo.
+    const small = await decodeScaled(bytes, photo.info, Math.max(1, Math.max(photo.info.width, photo.info.height) / KEYPOINT_DETECT_LONG_SIDE));
+    const corners = await predictCorners(runtime, small.image);
+    if (corners.confidence >= MIN_KEYPOINT_CONFIDENCE) {
+      const coarseQuad = corners.quad.map(([x, y]) => [x * small.scaleX, y * small.scaleY]) as Quad;
+      const located = locateOnWork(photo, { coarseQuad });
+      if (!located) return null;
+      located.confidence *= corners.confidence;
+      return { located, detector: 'keypoint-model' };
     }
-    // A last look with wide Hough votes (a dim, noisy photo's card edges: HoughVotes); card_not_found if it fails too.
-    return { located: await locateCard(bytes, { houghVotes: 'wide' }), detector: 'classical', secondLook: true };
   }
+  // A last look with wide Hough votes (a dim, noisy photo's card edges: HoughVotes).
+  const wide = locateOnWork(photo, { houghVotes: 'wide' });
+  return wide ? { located: wide, detector: 'classical', secondLook: true } : null;
 }
 
 /** The graded slab's label beside a located card, looked for only around a card-shaped outline. */
@@ -172,38 +176,30 @@ function ofCardShapedOutline(found: { located: LocatedCard; detector: SideAnalys
 }
 
 /**
- * Finds the card (locateOutline). Where the outline found is not a card's, in a photo of a card's proportions, the
- * photo is cropped to the card (locateCroppedPhoto): what was found is printed inside it. In any other photo the
- * outline may be a holder's (a slab's walls): the card is looked for inside it (locateCardWithin) and taken where a
- * slab's label lies beside what is found there, or where it is clearly smaller than the outline (withinHolder). In a
- * slab, the card is looked for inside its well too (cardOfSlab). Where none of this gives a card's proportions, the
- * photo is looked at once more with wide Hough votes (locateWithWideVotes): a dim, noisy photo's card edges. A
- * photo of a card's proportions in which no outline was found at all is taken as cropped to the card, unless it is
- * blank: a blank photo is not a card.
+ * Decodes the photo once and finds the card (locateOutline). Where the outline found is not a card's, in a photo of a
+ * card's proportions, the photo is cropped to the card (locateCroppedPhoto): what was found is printed inside it. In
+ * any other photo the outline may be a holder's (a slab's walls): the card is looked for inside it
+ * (cardWithinHolder). In a slab, the card is looked for inside its well too (cardOfSlab). Where none of this gives a
+ * card's proportions, the photo is looked at once more with wide Hough votes (locateWithWideVotes): a dim, noisy
+ * photo's card edges. A photo of a card's proportions in which no outline was found at all is taken as cropped to
+ * the card, unless it is blank: a blank photo is not a card.
  */
 async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<LocatedAndHow> {
-  let found: Awaited<ReturnType<typeof locateOutline>>;
-  try {
-    found = await locateOutline(bytes, runtime);
-  } catch (error) {
+  const photo = await decodePhoto(bytes);
+  const found = await locateOutline(bytes, photo, runtime);
+  if (!found) {
     // No outline anywhere: a full-bleed card scanned edge to edge shows none. Its frame is the card where the photo
     // has a card's proportions and something in it.
-    const cropped = error instanceof AppError && error.code === 'card_not_found' ? await locateUnoutlinedPhoto(bytes) : null;
-    if (!cropped) throw error;
+    const cropped = locateCroppedPhoto(photo);
+    if (!cropped) throw new AppError('card_not_found', 'No trading card could be found in the photo.');
+    cropped.timingsMs = { ...cropped.timingsMs, ...photo.timingsMs };
     return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   }
   if (isCardShapedOutline(found.located.quadPx)) return found.secondLook ? ofSecondLook(found.located) : ofCardShapedOutline(found);
   const cropped = locateCroppedPhoto(found.located);
   if (cropped) return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
-  const inner = locateCardWithin(found.located);
-  if (inner && isCardShapedOutline(inner.quadPx)) {
-    const label = slabBeside(inner);
-    if (label) return cardOfSlab(inner, 'classical', label);
-    // A slab whose label is out of view or unreadable (dim light, a tinted label), a top-loader, or what the card
-    // lies on: the card inside is what is graded, and the rest of the outline says its edges may be seen through
-    // plastic.
-    if (quadArea(inner.quadPx) <= MAX_CARD_SHARE_OF_HOLDER * quadArea(found.located.quadPx)) return { ...cardOfSlab(inner, 'classical', null), withinHolder: true };
-  }
+  const within = cardWithinHolder(found.located);
+  if (within) return within;
   const slabEnd = slabCardAtEndOf(found.located);
   if (slabEnd) return slabEnd;
   // Nothing card-shaped there or inside it: a second look at the whole photo with wide votes (a dim, noisy photo).
@@ -212,18 +208,29 @@ async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | und
 }
 
 /**
+ * The card inside an outline that may be a holder's (locateCardWithin): taken where a slab's label lies beside it,
+ * or, without one (a slab whose label is out of view or unreadable: dim light, a tinted label; a top-loader; what
+ * the card lies on), where it fills at most MAX_CARD_SHARE_OF_HOLDER of the outline; the rest of the outline then
+ * says its edges may be seen through plastic (withinHolder). Null when neither holds.
+ */
+function cardWithinHolder(outline: LocatedCard): LocatedAndHow | null {
+  const inner = locateCardWithin(outline);
+  if (!inner || !isCardShapedOutline(inner.quadPx)) return null;
+  const label = slabBeside(inner);
+  if (label) return cardOfSlab(inner, 'classical', label);
+  if (quadArea(inner.quadPx) <= MAX_CARD_SHARE_OF_HOLDER * quadArea(outline.quadPx)) return { ...cardOfSlab(inner, 'classical', null), withinHolder: true };
+  return null;
+}
+
+/**
  * An outline from the second look with wide votes: as a card-shaped outline (ofCardShapedOutline), and, since the
  * looser look also lines up a slab's walls (a phone photo of a PSA slab under dim light, its label unread), the card
- * inside it where one fills at most MAX_CARD_SHARE_OF_HOLDER of it.
+ * inside it as in any holder's outline (cardWithinHolder).
  */
 function ofSecondLook(wide: LocatedCard): LocatedAndHow {
   const outline = ofCardShapedOutline({ located: wide, detector: 'classical' });
   if (outline.slab || outline.withinHolder) return { ...outline, secondLook: true };
-  const inner = locateCardWithin(wide);
-  if (inner && isCardShapedOutline(inner.quadPx) && quadArea(inner.quadPx) <= MAX_CARD_SHARE_OF_HOLDER * quadArea(wide.quadPx)) {
-    return { ...cardOfSlab(inner, 'classical', slabBeside(inner)), withinHolder: true, secondLook: true };
-  }
-  return { ...outline, secondLook: true };
+  return { ...(cardWithinHolder(wide) ?? outline), secondLook: true };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { RgbImage } from '../image/types';
 import { classifyLines, type OcrFields } from './fields';
 import type { OcrPool } from './ocr';
 import { readLineRestricted, readLines, type ReadLine } from './readLines';
-import { findTextLines, type TextLine } from './textLines';
+import { findTextLines, hasGrainyBand, type TextLine, type TextMaps } from './textLines';
 
 export interface SideText extends OcrFields {
   lines: ReadLine[];
@@ -35,10 +35,37 @@ function pickLines(lines: TextLine[], height: number): TextLine[] {
   return out.sort((p, q) => p.y0 - q.y0 || p.x0 - q.x0);
 }
 
+/** A title reads as a name: 1-5 words with letters in them (a longer line is flavour or rules text). */
+function isTitleLike(text: string): boolean {
+  const words = text.split(/\s+/).filter((w) => /\p{L}/u.test(w));
+  return words.length >= 1 && words.length <= 5 && text.replace(/[^\p{L}]/gu, '').length >= 3;
+}
+
+/**
+ * Reads a side's text. On a grainy photo whose title did not read (none, or a sentence), the lines are found again
+ * with the grainy threshold (findTextLines' `grainy`) and that reading is taken where it gives a title, with the
+ * first reading's number, serial and copyright where it has none.
+ */
 export async function readSide(img: RgbImage, ocr: OcrPool): Promise<SideText> {
+  const first = await readOnce(img, ocr, false);
+  if (isTitleLike(first.text.titleText) || !hasGrainyBand(first.maps)) return first.text;
+  const second = await readOnce(img, ocr, true);
+  const timingsMs = { find: first.text.timingsMs.find + second.text.timingsMs.find, ocr: first.text.timingsMs.ocr + second.text.timingsMs.ocr };
+  if (!isTitleLike(second.text.titleText)) return { ...first.text, timingsMs };
+  const s = second.text;
+  return {
+    ...s,
+    numberText: s.numberText || first.text.numberText,
+    serialText: s.serialText || first.text.serialText,
+    copyrightText: s.copyrightText || first.text.copyrightText,
+    timingsMs,
+  };
+}
+
+async function readOnce(img: RgbImage, ocr: OcrPool, grainy: boolean): Promise<{ text: SideText; maps: TextMaps[] }> {
   let t = performance.now();
   const h = img.height;
-  const { lines } = findTextLines(img, { bands: TEXT_BANDS.map(([a, b]) => [a * h, b * h]) });
+  const { lines, maps } = findTextLines(img, { bands: TEXT_BANDS.map(([a, b]) => [a * h, b * h]), grainy });
   const picked = pickLines(lines, h);
   const find = performance.now() - t;
   t = performance.now();
@@ -65,5 +92,5 @@ export async function readSide(img: RgbImage, ocr: OcrPool): Promise<SideText> {
   });
   const ocrMs = performance.now() - t;
   const fields = classifyLines(reads, h);
-  return { ...fields, lines: reads, timingsMs: { find, ocr: ocrMs } };
+  return { text: { ...fields, lines: reads, timingsMs: { find, ocr: ocrMs } }, maps };
 }

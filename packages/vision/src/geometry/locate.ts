@@ -79,10 +79,10 @@ export const CROPPED_PHOTO_CONFIDENCE = 0.7;
  * A photo cropped to the card (the scans of card shops and listing sites) shows no background, so there is no edge
  * around the card to find. When the photo has a card's proportions, its own frame is taken for the card's outline
  * (no refinement: with nothing outside the card, a refinement could only drift to a printed frame further in), with
- * the layout model deciding which way is up. `photo` is the photo as locateCard decoded it (an outline found in
+ * the layout model deciding which way is up. `photo` is the photo as decodePhoto decoded it (or an outline found in
  * it), so it is not decoded again. Returns null for a photo of other proportions, or a blank one.
  */
-export function locateCroppedPhoto(photo: Pick<LocatedCard, 'info' | 'work' | 'scaleX' | 'scaleY'>): LocatedCard | null {
+export function locateCroppedPhoto(photo: Pick<DecodedPhoto, 'info' | 'work' | 'scaleX' | 'scaleY'>): LocatedCard | null {
   const { info, work } = photo;
   const aspect = Math.min(info.width, info.height) / Math.max(info.width, info.height);
   if (aspect < CROPPED_PHOTO_ASPECT[0] || aspect > CROPPED_PHOTO_ASPECT[1]) return null;
@@ -128,17 +128,6 @@ function isBlank(image: RgbImage): boolean {
   return Math.sqrt(Math.max(0, sumSq / n - mean * mean)) < BLANK_PHOTO_MAX_SPREAD;
 }
 
-/**
- * A photo in which no outline was found at all, decoded as locateCard decodes it, taken as cropped to the card
- * (locateCroppedPhoto): a full-bleed card scanned edge to edge shows no edge anywhere. Null for a photo of other
- * proportions, or a blank one.
- */
-export async function locateUnoutlinedPhoto(bytes: Uint8Array, options: Pick<LocateOptions, 'minCardPx'> = {}): Promise<LocatedCard | null> {
-  const info = await probeImage(bytes);
-  const decoded = await decodeScaled(bytes, info, chooseDecodeShrink(info, options.minCardPx));
-  return locateCroppedPhoto({ info, work: decoded.image, scaleX: decoded.scaleX, scaleY: decoded.scaleY });
-}
-
 /** The located card: the decoded working image and its refined outline, in working and original pixels. */
 function locatedOn(
   info: ImageInfo,
@@ -161,46 +150,75 @@ function locatedOn(
 /** Detection scores below this are reported as card_not_found. */
 export const MIN_DETECTION_SCORE = 0.12;
 
-/**
- * From photo bytes to a located card: probe (limits, EXIF), decode once at the scale a card needs (one entropy
- * decode is the dominant cost for a 12-MP JPEG, so there is no second decode), find the card on a box-reduced
- * copy, refine its corners there and then on the working image to subpixel accuracy.
- * Throws AppError invalid_image / image_too_large / card_not_found.
- */
-export async function locateCard(bytes: Uint8Array, options: LocateOptions = {}): Promise<LocatedCard> {
-  const now = (): number => performance.now();
-  let t = now();
-  const info = await probeImage(bytes);
-  const timingsMs = { probe: now() - t, decode: 0, detect: 0, refine: 0 };
-  t = now();
-  const decoded = await decodeScaled(bytes, info, chooseDecodeShrink(info, options.minCardPx));
-  const work = decoded.image;
-  timingsMs.decode = now() - t;
+/** A photo as locateCard decodes it: probed (limits, EXIF) and decoded once at the scale a card needs. */
+export interface DecodedPhoto {
+  info: ImageInfo;
+  /** The working image (LocatedCard.work). */
+  work: RgbImage;
+  scaleX: number;
+  scaleY: number;
+  timingsMs: { probe: number; decode: number };
+}
 
-  t = now();
+/**
+ * Probes the photo (limits, EXIF) and decodes it once at the scale a card needs: one entropy decode is the dominant
+ * cost for a 12-MP JPEG, so every later look at the photo (locateOnWork) works on this one.
+ * Throws AppError invalid_image / image_too_large.
+ */
+export async function decodePhoto(bytes: Uint8Array, options: Pick<LocateOptions, 'minCardPx'> = {}): Promise<DecodedPhoto> {
+  let t = performance.now();
+  const info = await probeImage(bytes);
+  const probe = performance.now() - t;
+  t = performance.now();
+  const decoded = await decodeScaled(bytes, info, chooseDecodeShrink(info, options.minCardPx));
+  return { info, work: decoded.image, scaleX: decoded.scaleX, scaleY: decoded.scaleY, timingsMs: { probe, decode: performance.now() - t } };
+}
+
+/**
+ * The card's outline on a decoded photo: found on a box-reduced copy (or given as `coarseQuad`), refined there and
+ * then on the working image to subpixel accuracy. Null when nothing scores MIN_DETECTION_SCORE or the outline is
+ * too small to be a card. Its timings carry the photo's probe and decode.
+ */
+export function locateOnWork(photo: DecodedPhoto, options: Omit<LocateOptions, 'minCardPx'> = {}): LocatedCard | null {
+  const { work } = photo;
+  let t = performance.now();
   let coarse: CoarseDetection | null = null;
   let coarseWork: Quad;
   let searchPx: number;
   if (options.coarseQuad) {
-    coarseWork = scaleQuad(options.coarseQuad, 1 / decoded.scaleX, 1 / decoded.scaleY);
+    coarseWork = scaleQuad(options.coarseQuad, 1 / photo.scaleX, 1 / photo.scaleY);
     searchPx = 0; // refineQuad's default: 2% of the card's short side
   } else {
     const detected = detectOn(work, options.detectLongSide, options.houghVotes);
-    if (!detected) throw new AppError('card_not_found', 'No trading card could be found in the photo.');
+    if (!detected) return null;
     coarse = detected.coarse;
     coarseWork = detected.quad;
     searchPx = detected.searchPx;
   }
-  timingsMs.detect = now() - t;
-  t = now();
+  const detect = performance.now() - t;
+  t = performance.now();
   const { refined, resolved, orientation } = refineOnWork(work, coarseWork, searchPx);
-  timingsMs.refine = now() - t;
+  const refine = performance.now() - t;
   const area = quadArea(refined.quad);
-  if (!Number.isFinite(area) || area < 0.01 * work.width * work.height) {
-    throw new AppError('card_not_found', 'No trading card could be found in the photo.');
-  }
+  if (!Number.isFinite(area) || area < 0.01 * work.width * work.height) return null;
   const confidence = (coarse ? Math.min(1, coarse.score * 1.5) : 1) * refined.confidence;
-  return locatedOn(info, decoded, refined, { confidence, coarse, resolved, orientation, timingsMs });
+  return locatedOn(photo.info, { image: work, scaleX: photo.scaleX, scaleY: photo.scaleY }, refined, {
+    confidence,
+    coarse,
+    resolved,
+    orientation,
+    timingsMs: { ...photo.timingsMs, detect, refine },
+  });
+}
+
+/**
+ * From photo bytes to a located card (decodePhoto, then locateOnWork).
+ * Throws AppError invalid_image / image_too_large / card_not_found.
+ */
+export async function locateCard(bytes: Uint8Array, options: LocateOptions = {}): Promise<LocatedCard> {
+  const located = locateOnWork(await decodePhoto(bytes, options), options);
+  if (!located) throw new AppError('card_not_found', 'No trading card could be found in the photo.');
+  return located;
 }
 
 /**
@@ -231,23 +249,11 @@ function refineOnWork(work: RgbImage, coarseWork: Quad, searchPx: number): { ref
 
 /**
  * The whole working image of `found` looked at again with wide Hough votes (HoughVotes), for when the first outline
- * does not have a card's proportions. Null when nothing is found. The caller decides whether to take it.
+ * does not have a card's proportions (its probe and decode are not counted again). Null when nothing is found. The
+ * caller decides whether to take it.
  */
 export function locateWithWideVotes(found: LocatedCard, options: Pick<LocateOptions, 'detectLongSide'> = {}): LocatedCard | null {
-  const t = performance.now();
-  const detected = detectOn(found.work, options.detectLongSide, 'wide');
-  if (!detected) return null;
-  const detectMs = performance.now() - t;
-  const { refined, resolved, orientation } = refineOnWork(found.work, detected.quad, detected.searchPx);
-  const area = quadArea(refined.quad);
-  if (!Number.isFinite(area) || area < 0.01 * found.work.width * found.work.height) return null;
-  return locatedOn(found.info, { image: found.work, scaleX: found.scaleX, scaleY: found.scaleY }, refined, {
-    confidence: Math.min(1, detected.coarse.score * 1.5) * refined.confidence,
-    coarse: detected.coarse,
-    resolved,
-    orientation,
-    timingsMs: { probe: 0, decode: 0, detect: detectMs, refine: performance.now() - t - detectMs },
-  });
+  return locateOnWork({ ...found, timingsMs: { probe: 0, decode: 0 } }, { ...options, houghVotes: 'wide' });
 }
 
 /**
