@@ -8,13 +8,13 @@
  *   overlay and identification evidence.
  */
 import { gradeCard, gradeSide, type CardMeasurements, type RubricResult, type SideMeasurements } from '@cardlens/grading-rubric';
-import { AppError } from '@cardlens/errors';
 import type { Logger } from 'pino';
 import { measureCondition, sideMeasurements, type ConditionAnalysis } from './defects';
 import { createOcr, type OcrPool } from './evidence/ocr';
 import { extractEvidence, type IdentificationEvidence } from './evidence/extract';
 import { slabLabelImage } from './evidence/slabLabel';
 import { measureCentering, type CenteringResult } from './geometry/centering';
+import { assertCardFound } from './geometry/detect';
 import { homographyFromCanonical, rectify } from './geometry/homography';
 import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
 import { outlineAspect, quadArea } from './geometry/quad';
@@ -190,8 +190,7 @@ async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | und
   if (!found) {
     // No outline anywhere: a full-bleed card scanned edge to edge shows none. Its frame is the card where the photo
     // has a card's proportions and something in it.
-    const cropped = locateCroppedPhoto(photo);
-    if (!cropped) throw new AppError('card_not_found', 'No trading card could be found in the photo.');
+    const cropped = assertCardFound(locateCroppedPhoto(photo));
     cropped.timingsMs = { ...cropped.timingsMs, ...photo.timingsMs };
     return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   }

@@ -1,7 +1,6 @@
-import { AppError } from '@cardlens/errors';
 import { chooseDecodeShrink, decodeScaled, downsampleRgb, probeImage, type ImageInfo } from '../image/decode';
 import type { Point, Quad, RgbImage } from '../image/types';
-import { detectCardCoarse, refineQuad, type CoarseDetection, type HoughVotes, type RefinedQuad } from './detect';
+import { assertCardFound, detectCardCoarse, refineQuad, type CoarseDetection, type HoughVotes, type RefinedQuad } from './detect';
 import { CARD_ASPECT } from './homography';
 import { lineThrough } from './lines';
 import { outlineAspect, quadArea, scaleQuad } from './quad';
@@ -150,7 +149,7 @@ function locatedOn(
 /** Detection scores below this are reported as card_not_found. */
 export const MIN_DETECTION_SCORE = 0.12;
 
-/** A photo as locateCard decodes it: probed (limits, EXIF) and decoded once at the scale a card needs. */
+/** A photo probed (limits, EXIF) and decoded once at the scale a card needs (decodePhoto). */
 export interface DecodedPhoto {
   info: ImageInfo;
   /** The working image (LocatedCard.work). */
@@ -216,9 +215,7 @@ export function locateOnWork(photo: DecodedPhoto, options: Omit<LocateOptions, '
  * Throws AppError invalid_image / image_too_large / card_not_found.
  */
 export async function locateCard(bytes: Uint8Array, options: LocateOptions = {}): Promise<LocatedCard> {
-  const located = locateOnWork(await decodePhoto(bytes, options), options);
-  if (!located) throw new AppError('card_not_found', 'No trading card could be found in the photo.');
-  return located;
+  return assertCardFound(locateOnWork(await decodePhoto(bytes, options), options));
 }
 
 /**
