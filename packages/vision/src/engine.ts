@@ -15,9 +15,9 @@ import { extractEvidence, type IdentificationEvidence } from './evidence/extract
 import { slabLabelImage } from './evidence/slabLabel';
 import { measureCentering, type CenteringResult } from './geometry/centering';
 import { assertCardFound } from './geometry/detect';
-import { homographyFromCanonical, rectify } from './geometry/homography';
+import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, homographyFromCanonical, rectify } from './geometry/homography';
 import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
-import { outlineAspect, quadArea } from './geometry/quad';
+import { orderCardCorners, outlineAspect, quadArea } from './geometry/quad';
 import { CROPPED_PHOTO_CONFIDENCE, decodePhoto, locateAt, locateCardWithin, locateCroppedPhoto, locateEndOf, locateOnWork, locateWithWideVotes, turnLocated, type DecodedPhoto, type LocatedCard } from './geometry/locate';
 import { decodeScaled } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
@@ -165,10 +165,45 @@ interface LocatedAndHow {
  */
 export const MAX_CARD_SHARE_OF_HOLDER = 0.78;
 
+/**
+ * How far out (mm of the outline taken for a card) a slab's label is looked for around a card-shaped outline with
+ * none beside it: the outline may be only the lower part of the card and the well below it (a holo card's dark upper
+ * half against the dark well), with the label the rest of the card's height further out. Such an outline is often
+ * sideways, so its mm are a sideways card's: the real set's two such labels lie 66.5 and 77.5 of them out.
+ */
+const FAR_LABEL_MM = 100;
+
+/**
+ * A slab's well outlined in part: where a slab's label lies further out than a label beside a card would
+ * (FAR_LABEL_MM), the outline is extended to 3 mm short of the label (the well and the card in it) and the card is
+ * looked for in there (cardOfSlab). Null when no such label is found, or no card inside the extended outline.
+ */
+function cardBelowFarLabel(located: LocatedCard): LocatedAndHow | null {
+  const toCanonical = homographyFromCanonical(located.quadWork);
+  const label = findSlabLabel(located.work, toCanonical, FAR_LABEL_MM);
+  if (!label) return null;
+  const reach = Math.max(0, label.fromMm - 3) * CANONICAL_PX_PER_MM;
+  const [w, h] = [CARD_WIDTH_MM * CANONICAL_PX_PER_MM, CARD_HEIGHT_MM * CANONICAL_PX_PER_MM];
+  const box: Record<SlabLabel['side'], [number, number, number, number]> = {
+    top: [0, -reach, w, h],
+    bottom: [0, 0, w, h + reach],
+    left: [-reach, 0, w, h],
+    right: [0, 0, w + reach, h],
+  };
+  const [x0, y0, x1, y1] = box[label.side];
+  // Ordered as a portrait outline again: the outline extended may have been found sideways.
+  const quad = orderCardCorners(([[x0, y0], [x1, y0], [x1, y1], [x0, y1]] as const).map((p) => applyHomography(toCanonical, p)));
+  const extended = locateAt(located, quad);
+  const inWell = cardOfSlab(extended, 'classical', slabBeside(extended));
+  return inWell.located !== extended && isCardShapedOutline(inWell.located.quadPx) && inWell.slab ? inWell : null;
+}
+
 /** A card-shaped outline: the card, or a slab's well (label beside it, or dark all round inside) with the card in it. */
 function ofCardShapedOutline(found: { located: LocatedCard; detector: SideAnalysis['detector']; secondLook?: boolean }): LocatedAndHow {
   const slab = slabBeside(found.located);
   if (slab) return cardOfSlab(found.located, found.detector, slab);
+  const belowLabel = cardBelowFarLabel(found.located);
+  if (belowLabel) return belowLabel;
   // A slab's well with its label out of view: dark all round just inside, and a card lying in it.
   if (!hasDarkRim(found.located.work, homographyFromCanonical(found.located.quadWork))) return { ...found, slab: null };
   const inWell = cardOfSlab(found.located, found.detector, null);

@@ -62,6 +62,16 @@ describe('findSlabLabel', () => {
     expect(findSlabLabel(img, h)).toBeNull();
   });
 
+  it('looks as far out as asked: a label 60-74 mm beyond the outline (the lower part of a card outlined) only with farMm', () => {
+    const img = photo(W + 120, H + 420, [70, 72, 75]);
+    const h = card(img, 60, 400);
+    label(img, 60, 400, 60, 74);
+    expect(findSlabLabel(img, h)).toBeNull();
+    const found = findSlabLabel(img, h, 100);
+    expect(found).toMatchObject({ side: 'top' });
+    expect(Math.abs(found!.fromMm - 60)).toBeLessThanOrEqual(0.5);
+  });
+
   it('a bounded white band with nothing printed on it is not a label', () => {
     const img = photo(W + 120, H + 260, [70, 72, 75]);
     const h = card(img, 60, 180);

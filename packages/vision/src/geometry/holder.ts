@@ -68,7 +68,7 @@ function lumAt(image: RgbImage, cardToImage: Homography, xMm: number, yMm: numbe
  * The slab label next to the card, or null. `cardToImage` maps canonical card pixels (CANONICAL_PX_PER_MM per mm,
  * 63 x 88 mm) to `image` pixels.
  */
-export function findSlabLabel(image: RgbImage, cardToImage: Homography): SlabLabel | null {
+export function findSlabLabel(image: RgbImage, cardToImage: Homography, farMm: number = SLAB_LIMITS.farMm): SlabLabel | null {
   const L = SLAB_LIMITS;
   const geometry: Record<CardSide, { length: number; at: (along: number, out: number) => [number, number] }> = {
     top: { length: CARD_WIDTH_MM, at: (a, o) => [a, -o] },
@@ -85,7 +85,7 @@ export function findSlabLabel(image: RgbImage, cardToImage: Homography): SlabLab
     // Near-white samples and samples per quarter of the row, over the run.
     const quarterWhite = [0, 0, 0, 0];
     const quarterSamples = [0, 0, 0, 0];
-    for (let out = L.nearMm; out <= L.farMm; out += L.rowStepMm) {
+    for (let out = L.nearMm; out <= farMm; out += L.rowStepMm) {
       let white = 0;
       let ink = 0;
       let inside = 0;
