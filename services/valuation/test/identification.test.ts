@@ -64,6 +64,14 @@ describe("a graded slab's label", () => {
     expect(readHolderLabel([])).toBeNull();
   });
 
+  it("gives a black star promo's number with its era's letters where the label prints only the digits", () => {
+    expect(readHolderLabel(['2020 POKEMON SWSH BSP #066', 'CHARIZARD - HOLO', 'PRERELEASE', 'MINT 9'])).toMatchObject({ year: 2020, number: 'SWSH066', nameKey: 'charizard' });
+    expect(readHolderLabel(['2018 POKEMON SUN & MOON BLACK STAR PROMO #SM226', 'CHARIZARD GX'])).toMatchObject({ number: 'SM226' });
+    // Not a promo, or no era named: the number as printed.
+    expect(readHolderLabel(['2016 POKEMON XY EVOLUTIONS #011', 'CHARIZARD - HOLO'])).toMatchObject({ number: '011' });
+    expect(readHolderLabel(['2003 POKEMON PROMO #40', 'PIKACHU'])).toMatchObject({ number: '40' });
+  });
+
   it("stands in for what the card's own OCR missed, and adds its number beside the card's", () => {
     const label = ['2016 POKEMON XY EVOLUTIONS #011', 'CHARIZARD - HOLO', 'GEM MT 10'];
     const read = readEvidence(evidence({ holderLabelText: label }));

@@ -85,6 +85,11 @@ describe('classifyLines', () => {
     expect(f.titleText).toBe('Bacon');
   });
 
+  it("never takes a stage card's \"Evolves from\" line as the title", () => {
+    const f = classifyLines([line('Evolves from Charmeleon', 80, 26), line('Charizard', 56, 24)], 880);
+    expect(f.titleText).toBe('Charizard');
+  });
+
   it('a name printed on one row with the HP is the words before the HP', () => {
     const f = classifyLines(
       [

@@ -40,7 +40,7 @@ const COPY_RE = /(?:[©@®]|\(c\)|\(©\))\s?((?:19|20)[0-9OoIl]{2})/i;
 const YEAR_WORDS_RE = /\b(19[5-9]\d|20[0-4]\d)\b\s+[A-Za-z]{3,}/;
 /** A © read as `1`, `(`, `l`... in front of the year at the start of the line: `12007 Pokémon/Nintendo`. */
 const LEAD_SIGN_RE = /^[1lI|([{]\s?((?:19|20)\d\d)\s+\p{L}{3,}/u;
-const STOP_TITLE = /^(stage\s*\d|basic|trainer|energy|weakness|resistance|retreat\s*cost|\S{0,4}us\.|no\.\s|rc\b)/i;
+const STOP_TITLE = /^(stage\s*\d|basic|trainer|energy|weakness|resistance|retreat\s*cost|evolves\s+from|\S{0,4}us\.|no\.\s|rc\b)/i;
 const HP_RE = /\b\d{2,3}\s?HP/i;
 
 function clean(text: string): string {

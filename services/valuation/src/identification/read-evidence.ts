@@ -100,7 +100,9 @@ export function readHolderLabel(lines: readonly string[]): HolderLabel | null {
   const text = lines.join(' ');
   const yearIndex = lines.findIndex((l) => /\b(?:19[4-9]\d|20[0-4]\d)\b/.test(l));
   const year = yearIndex >= 0 ? Number(/\b(?:19[4-9]\d|20[0-4]\d)\b/.exec(lines[yearIndex]!)![0]) : null;
-  const number = /#\s*([A-Za-z]{0,4}\d{1,4}[A-Za-z]?)\b/.exec(text)?.[1] ?? '';
+  const printed = /#\s*([A-Za-z]{0,4}\d{1,4}[A-Za-z]?)\b/.exec(text)?.[1] ?? '';
+  const words = [...new Set(textKey(text).split(' ').filter((w) => w.length > 1))];
+  const number = promoNumber(printed, words);
   // The name: the first line after the year's with three letters or more that is not the grade or the number.
   let nameKey = '';
   for (const line of lines.slice(yearIndex + 1)) {
@@ -110,8 +112,22 @@ export function readHolderLabel(lines: readonly string[]): HolderLabel | null {
       break;
     }
   }
-  const words = [...new Set(textKey(text).split(' ').filter((w) => w.length > 1))];
   return { year, number, nameKey, words };
+}
+
+/** The letters of each era's black star promo numbers in the catalog (`SWSH066`, `SM226`, `XY01`). */
+const PROMO_ERA_LETTERS: Record<string, string> = { swsh: 'SWSH', sm: 'SM', xy: 'XY', bw: 'BW', dp: 'DP' };
+
+/**
+ * A black star promo's number as the catalog prints it: a label may give only its digits (PSA's
+ * `2020 POKEMON SWSH BSP #066` for the card numbered `SWSH066`), so the era's letters go in front when the label
+ * names the era and a promo (`BSP`, `PROMO`, `BLACK STAR`). Any other number is as printed.
+ */
+function promoNumber(printed: string, words: readonly string[]): string {
+  if (!/^\d+$/.test(printed)) return printed;
+  const promo = words.includes('bsp') || words.includes('promo') || (words.includes('black') && words.includes('star'));
+  const era = words.find((w) => PROMO_ERA_LETTERS[w] !== undefined);
+  return promo && era ? `${PROMO_ERA_LETTERS[era]}${printed}` : printed;
 }
 
 /** Titles run to five words as keys ("team rocket s mewtwo ex"); a longer line is a sentence. */
