@@ -173,16 +173,20 @@ export const MAX_CARD_SHARE_OF_HOLDER = 0.78;
  */
 const FAR_LABEL_MM = 100;
 
+/** How far short of a slab's label its well begins (mm): the extended outline stops there. */
+const LABEL_TO_WELL_MM = 3;
+
 /**
- * A slab's well outlined in part: where a slab's label lies further out than a label beside a card would
- * (FAR_LABEL_MM), the outline is extended to 3 mm short of the label (the well and the card in it) and the card is
- * looked for in there (cardOfSlab). Null when no such label is found, or no card inside the extended outline.
+ * A slab's well outlined in part: where a slab's label is found further out than beside a card (up to
+ * FAR_LABEL_MM), the outline is extended to LABEL_TO_WELL_MM short of the label (the well and the card in it) and
+ * the card is looked for in there (cardOfSlab). Null when no such label is found, or no card inside the extended
+ * outline with the label beside it.
  */
 function cardBelowFarLabel(located: LocatedCard): LocatedAndHow | null {
   const toCanonical = homographyFromCanonical(located.quadWork);
   const label = findSlabLabel(located.work, toCanonical, FAR_LABEL_MM);
   if (!label) return null;
-  const reach = Math.max(0, label.fromMm - 3) * CANONICAL_PX_PER_MM;
+  const reach = Math.max(0, label.fromMm - LABEL_TO_WELL_MM) * CANONICAL_PX_PER_MM;
   const [w, h] = [CARD_WIDTH_MM * CANONICAL_PX_PER_MM, CARD_HEIGHT_MM * CANONICAL_PX_PER_MM];
   const box: Record<SlabLabel['side'], [number, number, number, number]> = {
     top: [0, -reach, w, h],
