@@ -230,7 +230,6 @@ async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | und
     // No outline anywhere: a full-bleed card scanned edge to edge shows none. Its frame is the card where the photo
     // has a card's proportions and something in it.
     const cropped = assertCardFound(locateCroppedPhoto(photo));
-    cropped.timingsMs = { ...cropped.timingsMs, ...photo.timingsMs };
     return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   }
   if (isCardShapedOutline(found.located.quadPx)) return found.secondLook ? ofSecondLook(found.located) : ofCardShapedOutline(found);

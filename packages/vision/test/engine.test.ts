@@ -5,8 +5,7 @@ import { AppError } from '@cardlens/errors';
 import { analyzeSide, type CardAnalysis } from '../src/engine';
 import { engineForTests } from './engine-for-tests';
 import { encodeJpeg, renderScene } from './synthetic';
-import { CROPPED_PHOTO_CONFIDENCE, locateCroppedPhoto } from '../src/geometry/locate';
-import { chooseDecodeShrink, decodeScaled, probeImage } from '../src/image/decode';
+import { CROPPED_PHOTO_CONFIDENCE, decodePhoto, locateCroppedPhoto } from '../src/geometry/locate';
 import { measureCentering } from '../src/geometry/centering';
 import { homographyFromCanonical } from '../src/geometry/homography';
 
@@ -106,12 +105,6 @@ describe('engine on bad inputs', () => {
 });
 
 /** The photo decoded as locateCard decodes it. */
-async function decodedPhoto(bytes: Uint8Array) {
-  const info = await probeImage(bytes);
-  const decoded = await decodeScaled(bytes, info, chooseDecodeShrink(info));
-  return { info, work: decoded.image, scaleX: decoded.scaleX, scaleY: decoded.scaleY };
-}
-
 describe('engine on a photo cropped to the card', () => {
   it("takes the photo's own frame for the card's outline when the photo has a card's proportions", async () => {
     // A scan cropped to the card's edges (a shop's or listing's photo): no background around the card, and the frame
@@ -138,7 +131,7 @@ describe('engine on a photo cropped to the card', () => {
     const height = 880;
     const card = { leftMm: 2.5, rightMm: 4, topMm: 3, bottomMm: 3.5, border: [235, 235, 230] as [number, number, number], cornerRadiusMm: 0.3 };
     const jpeg = await encodeJpeg(renderScene({ width, height, quad: [[0, 0], [width, 0], [width, height], [0, height]], card, clutter: false }));
-    const located = locateCroppedPhoto(await decodedPhoto(jpeg));
+    const located = locateCroppedPhoto(await decodePhoto(jpeg));
     expect(located).not.toBeNull();
     const c = measureCentering(located!.work, homographyFromCanonical(located!.quadWork), { assumedOutlineConfidence: CROPPED_PHOTO_CONFIDENCE });
     const turned = located!.orientation.flipped;
@@ -150,7 +143,7 @@ describe('engine on a photo cropped to the card', () => {
     expect(c.confidence).toBeGreaterThan(0.5);
     // a photo of other proportions is not taken for a cropped card
     const wide = await sharp({ create: { width: 1200, height: 900, channels: 3, background: { r: 235, g: 235, b: 230 } } }).jpeg().toBuffer();
-    expect(locateCroppedPhoto(await decodedPhoto(wide))).toBeNull();
+    expect(locateCroppedPhoto(await decodePhoto(wide))).toBeNull();
   }, 60_000);
 
   it('a photo of a card\'s proportions with no outline anywhere (print running off every edge, as on a full-bleed card scanned edge to edge) is taken as cropped to the card', async () => {

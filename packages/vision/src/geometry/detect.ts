@@ -7,7 +7,6 @@ import { isConvex, orderCardCorners, quadArea, quadCentroid, sideLengths } from 
 import { dogKernel, profileGradient, sampleRgb } from './sampling';
 import { edgeEvidence, worstColourMismatch } from './resolve';
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // Coarse detection: edges -> oriented Hough lines -> quad hypotheses scored by edge support, aspect and bands.
 // ---------------------------------------------------------------------------------------------------------------

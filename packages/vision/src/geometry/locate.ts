@@ -79,9 +79,10 @@ export const CROPPED_PHOTO_CONFIDENCE = 0.7;
  * around the card to find. When the photo has a card's proportions, its own frame is taken for the card's outline
  * (no refinement: with nothing outside the card, a refinement could only drift to a printed frame further in), with
  * the layout model deciding which way is up. `photo` is the photo as decodePhoto decoded it (or an outline found in
- * it), so it is not decoded again. Returns null for a photo of other proportions, or a blank one.
+ * it), so it is not decoded again; its probe and decode timings are carried over. Returns null for a photo of other
+ * proportions, or a blank one.
  */
-export function locateCroppedPhoto(photo: Pick<DecodedPhoto, 'info' | 'work' | 'scaleX' | 'scaleY'>): LocatedCard | null {
+export function locateCroppedPhoto(photo: DecodedPhoto): LocatedCard | null {
   const { info, work } = photo;
   const aspect = Math.min(info.width, info.height) / Math.max(info.width, info.height);
   if (aspect < CROPPED_PHOTO_ASPECT[0] || aspect > CROPPED_PHOTO_ASPECT[1]) return null;
@@ -104,7 +105,7 @@ export function locateCroppedPhoto(photo: Pick<DecodedPhoto, 'info' | 'work' | '
     coarse: null,
     resolved: { quad: refined.quad, sides: [], score: 0 },
     orientation,
-    timingsMs: { probe: 0, decode: 0, detect: 0, refine: performance.now() - t },
+    timingsMs: { ...photo.timingsMs, detect: 0, refine: performance.now() - t },
   });
 }
 
