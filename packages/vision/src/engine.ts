@@ -15,7 +15,7 @@ import { extractEvidence, type IdentificationEvidence } from './evidence/extract
 import { slabLabelImage } from './evidence/slabLabel';
 import { measureCentering, type CenteringResult } from './geometry/centering';
 import { assertCardFound } from './geometry/detect';
-import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, homographyFromCanonical, rectify } from './geometry/homography';
+import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, homographyFromCanonical, rectify, type Homography } from './geometry/homography';
 import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
 import { orderCardCorners, outlineAspect, quadArea } from './geometry/quad';
 import { CROPPED_PHOTO_CONFIDENCE, decodePhoto, locateAt, locateCardWithin, locateCroppedPhoto, locateEndOf, locateOnWork, locateWithWideVotes, turnLocated, type DecodedPhoto, type LocatedCard } from './geometry/locate';
@@ -28,7 +28,7 @@ import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
 import { isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-11';
+export const ENGINE_VERSION = 'cardlens-vision-12';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -177,29 +177,51 @@ const FAR_LABEL_MM = 100;
 const LABEL_TO_WELL_MM = 3;
 
 /**
+ * Where the card is not found in that extended outline, the well is walked from its walls instead (findCardInWell):
+ * from the label's near edge, and from this far outside the outline's other sides (mm), which may lie on the card's
+ * own edges; walked in up to FAR_WELL_WALK_MM, since a PSA slab may leave 10 mm of plastic between its label and its
+ * well.
+ */
+const FAR_WELL_PAD_MM = 2;
+const FAR_WELL_WALK_MM = 15;
+
+/**
+ * The outline `toCanonical` extended towards a slab's `label` to `reachMm` out (its canonical mm), and `padMm` out
+ * on its other three sides: the image quad, ordered as a portrait outline again (the outline may have been found
+ * sideways).
+ */
+function outlineTowardLabel(toCanonical: Homography, label: SlabLabel, reachMm: number, padMm: number): Quad {
+  const [w, h] = [CARD_WIDTH_MM, CARD_HEIGHT_MM];
+  const box: Record<SlabLabel['side'], [number, number, number, number]> = {
+    top: [-padMm, -reachMm, w + padMm, h + padMm],
+    bottom: [-padMm, -padMm, w + padMm, h + reachMm],
+    left: [-reachMm, -padMm, w + padMm, h + padMm],
+    right: [-padMm, -padMm, w + reachMm, h + padMm],
+  };
+  const [x0, y0, x1, y1] = box[label.side].map((mm) => mm * CANONICAL_PX_PER_MM) as [number, number, number, number];
+  return orderCardCorners(([[x0, y0], [x1, y0], [x1, y1], [x0, y1]] as const).map((p) => applyHomography(toCanonical, p)));
+}
+
+/**
  * A slab's well outlined in part: where a slab's label is found further out than beside a card (up to
  * FAR_LABEL_MM), the outline is extended to LABEL_TO_WELL_MM short of the label (the well and the card in it) and
- * the card is looked for in there (cardOfSlab). Null when no such label is found, or no card inside the extended
- * outline with the label beside it.
+ * the card is looked for in there (cardOfSlab); failing that, the card is walked to from the label's near edge and
+ * from just outside the outline's other sides (FAR_WELL_PAD_MM). Null when no such label is found, or no card with a
+ * card's proportions and the label beside it.
  */
 function cardBelowFarLabel(located: LocatedCard): LocatedAndHow | null {
   const toCanonical = homographyFromCanonical(located.quadWork);
   const label = findSlabLabel(located.work, toCanonical, FAR_LABEL_MM);
   if (!label) return null;
-  const reach = Math.max(0, label.fromMm - LABEL_TO_WELL_MM) * CANONICAL_PX_PER_MM;
-  const [w, h] = [CARD_WIDTH_MM * CANONICAL_PX_PER_MM, CARD_HEIGHT_MM * CANONICAL_PX_PER_MM];
-  const box: Record<SlabLabel['side'], [number, number, number, number]> = {
-    top: [0, -reach, w, h],
-    bottom: [0, 0, w, h + reach],
-    left: [-reach, 0, w, h],
-    right: [0, 0, w + reach, h],
-  };
-  const [x0, y0, x1, y1] = box[label.side];
-  // Ordered as a portrait outline again: the outline extended may have been found sideways.
-  const quad = orderCardCorners(([[x0, y0], [x1, y0], [x1, y1], [x0, y1]] as const).map((p) => applyHomography(toCanonical, p)));
-  const extended = locateAt(located, quad);
+  const extended = locateAt(located, outlineTowardLabel(toCanonical, label, Math.max(0, label.fromMm - LABEL_TO_WELL_MM), 0));
   const inWell = cardOfSlab(extended, 'classical', slabBeside(extended));
-  return inWell.located !== extended && isCardShapedOutline(inWell.located.quadPx) && inWell.slab ? inWell : null;
+  if (inWell.located !== extended && isCardShapedOutline(inWell.located.quadPx) && inWell.slab) return inWell;
+  const walls = outlineTowardLabel(toCanonical, label, label.fromMm, FAR_WELL_PAD_MM);
+  const walked = findCardInWell(located.work, homographyFromCanonical(walls), FAR_WELL_WALK_MM);
+  if (!walked) return null;
+  const card = locateAt(located, walked);
+  const slab = slabBeside(card);
+  return slab && isCardShapedOutline(card.quadPx) ? { located: card, detector: 'classical', slab } : null;
 }
 
 /** A card-shaped outline: the card, or a slab's well (label beside it, or dark all round inside) with the card in it. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { RgbImage } from '../image/types';
 import { slabLabelImage } from '../evidence/slabLabel';
-import { findCardInWell, findSlabLabel, hasDarkRim } from './holder';
+import { findCardInWell, findSlabLabel, hasDarkRim, photoWhiteGains } from './holder';
 import { homographyFromCanonical } from './homography';
 
 // A card 5 px/mm at (60, y0) in a drawn photo: in a slab (grey plastic, a printed white label beyond one edge),
@@ -70,6 +70,34 @@ describe('findSlabLabel', () => {
     const found = findSlabLabel(img, h, 100);
     expect(found).toMatchObject({ side: 'top' });
     expect(Math.abs(found!.fromMm - 60)).toBeLessThanOrEqual(0.5);
+  });
+
+  it("finds a label that is white only for its photo: a slab under a shop's dim, cool light (the white point)", () => {
+    // Everything at 55 % of the bright photo's levels, and bluer: the label reads (130, 138, 140), under 185.
+    const dim = ([r, g, b]: [number, number, number]): [number, number, number] => [Math.round(r * 0.53), Math.round(g * 0.56), Math.round(b * 0.58)];
+    const img = photo(W + 120, H + 260, dim([70, 72, 75]));
+    const x0 = 60;
+    const y0 = 180;
+    fill(img, x0, y0, x0 + W, y0 + H, dim([230, 200, 40]));
+    fill(img, x0 + 3 * PX, y0 + 3 * PX, x0 + W - 3 * PX, y0 + H - 3 * PX, dim([70, 90, 160]));
+    fill(img, x0 - 2 * PX, y0 - 20 * PX, x0 + W + 2 * PX, y0 - 6 * PX, dim([245, 245, 240]));
+    for (let y = y0 - 18 * PX; y < y0 - 8 * PX; y += 2.5 * PX) fill(img, x0 + 4 * PX, Math.round(y), x0 + 24 * PX, Math.round(y + 1.5 * PX), [10, 10, 10]);
+    // A few specular highlights on the plastic do not set the photo's white.
+    fill(img, 5, 5, 25, 25, [255, 255, 255]);
+    const h = homographyFromCanonical([[x0, y0], [x0 + W, y0], [x0 + W, y0 + H], [x0, y0 + H]]);
+    expect(findSlabLabel(img, h)).toMatchObject({ side: 'top' });
+  });
+
+  it("scales a dim photo's channels up to its white, by at most WHITE_POINT.maxGain, and leaves a bright one as it is", () => {
+    // A scan: grey plastic, with a white label over a tenth of it.
+    const bright = photo(100, 100, [120, 122, 126]);
+    fill(bright, 0, 0, 100, 10, [255, 255, 255]);
+    expect(photoWhiteGains(bright)).toEqual([1, 1, 1]);
+    const dim = photo(100, 100, [170, 200, 100]);
+    const [r, g, b] = photoWhiteGains(dim);
+    expect(r).toBeCloseTo(255 / 170, 5);
+    expect(g).toBeCloseTo(255 / 200, 5);
+    expect(b).toBe(1.6);
   });
 
   it('a bounded white band with nothing printed on it is not a label', () => {
@@ -156,6 +184,21 @@ describe('findCardInWell', () => {
     const { img, well, expected } = slabWell();
     const quad = findCardInWell(img, well)!;
     expect(quad).not.toBeNull();
+    for (let i = 0; i < 4; i++) expect(Math.hypot(quad[i]![0] - expected[i]![0]!, quad[i]![1] - expected[i]![1]!)).toBeLessThan(2);
+  });
+
+  it('walks as far in as asked: a card 12 mm in from the outline (a PSA label\'s plastic before the well) only with maxMm 15', () => {
+    const img = photo(W + 300, H + 300, [120, 122, 126]);
+    const x0 = 150;
+    const y0 = 150;
+    fill(img, x0 - 2 * PX, y0 - 2 * PX, x0 + W + 2 * PX, y0 + H + 2 * PX, [14, 14, 16]);
+    card(img, x0, y0);
+    // The outline reaches 12 mm above the card (to a label's edge): dark backing all the way down to the card.
+    fill(img, x0 - 2 * PX, y0 - 12 * PX, x0 + W + 2 * PX, y0, [14, 14, 16]);
+    const outline = homographyFromCanonical([[x0 - 2 * PX, y0 - 12 * PX], [x0 + W + 2 * PX, y0 - 12 * PX], [x0 + W + 2 * PX, y0 + H + 2 * PX], [x0 - 2 * PX, y0 + H + 2 * PX]]);
+    expect(findCardInWell(img, outline)).toBeNull();
+    const quad = findCardInWell(img, outline, 15)!;
+    const expected = [[x0, y0], [x0 + W, y0], [x0 + W, y0 + H], [x0, y0 + H]];
     for (let i = 0; i < 4; i++) expect(Math.hypot(quad[i]![0] - expected[i]![0]!, quad[i]![1] - expected[i]![1]!)).toBeLessThan(2);
   });
 

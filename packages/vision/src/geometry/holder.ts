@@ -37,7 +37,10 @@ export const SLAB_LIMITS = {
   stepMm: 0.5,
   /** A label row: at least this share of it is near-white (bright and nearly grey). */
   minWhiteShare: 0.5,
-  /** Near-white: the brightest channel at least this, and the channels within this share of it. */
+  /**
+   * Near-white: the brightest channel at least this, and the channels within this share of it, once each channel is
+   * scaled by the photo's white point (photoWhiteGains).
+   */
   whiteMinLevel: 185,
   whiteMaxChroma: 0.22,
   /** Printed on the label: rows with at least minInkShare of samples this dark (brightest channel) ... */
@@ -53,6 +56,37 @@ export const SLAB_LIMITS = {
   /** Rows with more than this share of their samples outside the photo end the search on that side. */
   maxOutsideShare: 0.2,
 } as const;
+
+export const WHITE_POINT = {
+  /** A channel's white is this quantile of its levels over the photo (sampled every `stride` pixels) ... */
+  quantile: 0.95,
+  stride: 16,
+  /** ... scaled up to 255 by at most this gain, never down. */
+  maxGain: 1.6,
+} as const;
+
+/**
+ * Per-channel gains that take the photo's white to 255 (a white patch at WHITE_POINT.quantile, so a few specular
+ * highlights do not set it): a slab label under dim or warm light is white for that photo, not for a bright scan.
+ * A phone photo of a PSA slab in a shop's display case shows its label at 105-140 levels with the photo's 95th
+ * percentile at 150-168; a BGS label under warm light reads (250, 225, 190). Scans and daylight photos have their
+ * white at 255 already and keep gains of 1.
+ */
+export function photoWhiteGains(image: RgbImage): [number, number, number] {
+  const histograms = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
+  const d = image.data;
+  let samples = 0;
+  for (let i = 0; i < image.width * image.height; i += WHITE_POINT.stride) {
+    for (let c = 0; c < 3; c++) histograms[c]![d[i * 3 + c]!]!++;
+    samples++;
+  }
+  return histograms.map((histogram) => {
+    let below = 0;
+    let level = 0;
+    while (level < 255 && below + histogram[level]! < WHITE_POINT.quantile * samples) below += histogram[level++]!;
+    return Math.min(WHITE_POINT.maxGain, Math.max(1, 255 / Math.max(1, level)));
+  }) as [number, number, number];
+}
 
 /** Luminance of `image` at (xMm, yMm) in the canonical frame of `cardToImage` (mm on the card), or null outside it. */
 function lumAt(image: RgbImage, cardToImage: Homography, xMm: number, yMm: number): number | null {
@@ -77,6 +111,7 @@ export function findSlabLabel(image: RgbImage, cardToImage: Homography, farMm: n
     right: { length: CARD_HEIGHT_MM, at: (a, o) => [CARD_WIDTH_MM + o, a] },
   };
   const d = image.data;
+  const [gainR, gainG, gainB] = photoWhiteGains(image);
   for (const [side, g] of Object.entries(geometry) as [CardSide, (typeof geometry)[CardSide]][]) {
     // Each row: near-white share, or null once the row leaves the photo.
     let runStart: number | null = null;
@@ -103,12 +138,13 @@ export function findSlabLabel(image: RgbImage, cardToImage: Homography, farMm: n
         const quarter = Math.min(3, Math.floor(((a - L.insetMm) / (g.length - 2 * L.insetMm)) * 4));
         rowQuarterSamples[quarter]!++;
         const i = (yi * image.width + xi) * 3;
-        const max = Math.max(d[i]!, d[i + 1]!, d[i + 2]!);
-        const min = Math.min(d[i]!, d[i + 1]!, d[i + 2]!);
+        const [r, gr, b] = [d[i]! * gainR, d[i + 1]! * gainG, d[i + 2]! * gainB];
+        const max = Math.max(r, gr, b);
+        const min = Math.min(r, gr, b);
         if (max >= L.whiteMinLevel && max - min <= L.whiteMaxChroma * max) {
           white++;
           rowQuarterWhite[quarter]!++;
-        } else if (max <= L.inkMaxLevel) ink++;
+        } else if (Math.max(d[i]!, d[i + 1]!, d[i + 2]!) <= L.inkMaxLevel) ink++;
       }
       // Past the photo's edge: a band still open here is not known to end, so it is not a label.
       if (total - inside > L.maxOutsideShare * total) break;
@@ -213,8 +249,8 @@ type WallLine = { c: number; m: number; mid: number };
  * where a side has no such line or no four make a card (within WELL_WALK.maxAspectError). The classical detector,
  * run inside the well, often picks a box of the card's print instead (its art or text box, also card-shaped).
  */
-export function findCardInWell(image: RgbImage, well: Homography): Quad | null {
-  const W = WELL_WALK;
+export function findCardInWell(image: RgbImage, well: Homography, maxMm: number = WELL_WALK.maxMm): Quad | null {
+  const W = { ...WELL_WALK, maxMm };
   const P = CANONICAL_PX_PER_MM;
   const lum = (xMm: number, yMm: number): number => lumAt(image, well, xMm, yMm) ?? NaN;
   // Each side: its length, and the point `d` mm in from it at `a` mm along (in the well's canonical mm).
