@@ -248,6 +248,7 @@ type WallLine = { c: number; m: number; mid: number };
  * a uniform band too. The four lines' corners in `image` pixels (TL, TR, BR, BL, the well's own order), or null
  * where a side has no such line or no four make a card (within WELL_WALK.maxAspectError). The classical detector,
  * run inside the well, often picks a box of the card's print instead (its art or text box, also card-shaped).
+ * Each side is walked in up to `maxMm` (the well's canonical mm).
  */
 export function findCardInWell(image: RgbImage, well: Homography, maxMm: number = WELL_WALK.maxMm): Quad | null {
   const W = { ...WELL_WALK, maxMm };
