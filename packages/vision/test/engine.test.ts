@@ -104,7 +104,6 @@ describe('engine on bad inputs', () => {
   });
 });
 
-/** The photo decoded as locateCard decodes it. */
 describe('engine on a photo cropped to the card', () => {
   it("takes the photo's own frame for the card's outline when the photo has a card's proportions", async () => {
     // A scan cropped to the card's edges (a shop's or listing's photo): no background around the card, and the frame

@@ -227,6 +227,19 @@ export function quantile(values: ArrayLike<number>, q: number): number {
   return i + 1 < n ? a[i]! * (1 - f) + a[i + 1]! * f : a[i]!;
 }
 
+/**
+ * The q-quantile (0..1) of `n` 8-bit samples counted in a 256-bin histogram: the lowest level at which the count so
+ * far reaches q x n (255 if none does).
+ */
+export function histogramQuantile(hist: Uint32Array, n: number, q: number): number {
+  let acc = 0;
+  for (let v = 0; v < 256; v++) {
+    acc += hist[v]!;
+    if (acc >= n * q) return v;
+  }
+  return 255;
+}
+
 export function clamp(x: number, lo: number, hi: number): number {
   return x < lo ? lo : x > hi ? hi : x;
 }

@@ -2,6 +2,7 @@
 // (corners left out; wear and chips are a small minority of it), named by hue, saturation and brightness
 // relative to the brightest paper on the card (so a white border under dim light stays white, and silver,
 // grey and white are told apart by how they compare with the card's own white).
+import { histogramQuantile } from '../defects/raster';
 import type { RgbImage } from '../image/types';
 import { BORDER_RING_MM, CARD_H_MM, CARD_W_MM } from './regions';
 
@@ -26,24 +27,6 @@ export interface BorderColourResult {
   rgb: [number, number, number];
   /** Border luma / the card's paper-white luma. */
   relativeLightness: number;
-}
-
-function medianOf(hist: Uint32Array, n: number): number {
-  let acc = 0;
-  for (let v = 0; v < 256; v++) {
-    acc += hist[v]!;
-    if (acc * 2 >= n) return v;
-  }
-  return 255;
-}
-
-function percentileOf(hist: Uint32Array, n: number, p: number): number {
-  let acc = 0;
-  for (let v = 0; v < 256; v++) {
-    acc += hist[v]!;
-    if (acc >= n * p) return v;
-  }
-  return 255;
 }
 
 export function borderColour(img: RgbImage): BorderColourResult {
@@ -81,7 +64,7 @@ export function borderColour(img: RgbImage): BorderColourResult {
       add(x, h - 1 - y);
     }
   }
-  const rgb: [number, number, number] = [medianOf(hr, n), medianOf(hg, n), medianOf(hb, n)];
+  const rgb: [number, number, number] = [histogramQuantile(hr, n, 0.5), histogramQuantile(hg, n, 0.5), histogramQuantile(hb, n, 0.5)];
 
   // Paper white: a high percentile of the luma over the whole card (bright print, white text, the border).
   const hl = new Uint32Array(256);
@@ -89,7 +72,7 @@ export function borderColour(img: RgbImage): BorderColourResult {
     const j = i * 3;
     hl[Math.round((d[j]! + d[j + 1]! + d[j + 2]!) / 3)]!++;
   }
-  const white = Math.max(120, percentileOf(hl, Math.ceil((w * h) / 3), 0.995));
+  const white = Math.max(120, histogramQuantile(hl, Math.ceil((w * h) / 3), 0.995));
   const [r, g, b] = rgb;
   const mx = Math.max(r, g, b);
   const mn = Math.min(r, g, b);

@@ -3,6 +3,7 @@
 // on its own), connected components of the thresholded top-hat are filtered to glyph-like sizes, and glyphs
 // sharing a row are chained into lines. Each line also carries a polarity-normalised crop source (dark text on
 // white) for OCR.
+import { histogramQuantile } from '../defects/raster';
 import type { RgbImage } from '../image/types';
 
 export type Polarity = 'dark' | 'light';
@@ -360,12 +361,7 @@ export function ringMedian(img: RgbImage, a: TextLine, b: TextLine): number {
     add(x0, y);
     add(x1 - 1, y);
   }
-  let acc = 0;
-  for (let v = 0; v < 256; v++) {
-    acc += hist[v]!;
-    if (acc * 2 >= n) return v;
-  }
-  return 255;
+  return histogramQuantile(hist, n, 0.5);
 }
 
 /**
@@ -382,12 +378,7 @@ const GRAINY_THRESHOLD_FACTOR = 3;
 function medianOf(map: Uint8Array): number {
   const hist = new Uint32Array(256);
   for (let i = 0; i < map.length; i++) hist[map[i]!]!++;
-  let acc = 0;
-  for (let v = 0; v < 256; v++) {
-    acc += hist[v]!;
-    if (acc * 2 >= map.length) return v;
-  }
-  return 255;
+  return histogramQuantile(hist, map.length, 0.5);
 }
 
 /** Whether any band's ground is grainy (its median top-hat reaches GRAINY_GROUND_MEDIAN, either polarity). */

@@ -11,7 +11,7 @@
  * In a slab the engine sees the card's edges and corners through plastic beside the holder's well, whose shadow and
  * walls it cannot tell from whitening and wear (GRADING.md, "Photos that cannot support a measurement").
  */
-import { median, quantile } from '../defects/raster';
+import { histogramQuantile, median, quantile } from '../defects/raster';
 import type { Quad, RgbImage } from '../image/types';
 import { outlineAspect } from './quad';
 import { applyHomography, CANONICAL_PX_PER_MM, CARD_ASPECT, CARD_HEIGHT_MM, CARD_WIDTH_MM, invertHomography, type Homography } from './homography';
@@ -81,10 +81,8 @@ export function photoWhiteGains(image: RgbImage): [number, number, number] {
     samples++;
   }
   return histograms.map((histogram) => {
-    let below = 0;
-    let level = 0;
-    while (level < 255 && below + histogram[level]! < WHITE_POINT.quantile * samples) below += histogram[level++]!;
-    return Math.min(WHITE_POINT.maxGain, Math.max(1, 255 / Math.max(1, level)));
+    const white = histogramQuantile(histogram, samples, WHITE_POINT.quantile);
+    return Math.min(WHITE_POINT.maxGain, Math.max(1, 255 / Math.max(1, white)));
   }) as [number, number, number];
 }
 
