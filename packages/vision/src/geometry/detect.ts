@@ -398,6 +398,8 @@ export function detectCardCoarse(img: RgbImage, votes: HoughVotes = 'narrow', de
       changed = true;
     }
   }
+  const completed = completeAcrossLongSide(img, best, debug);
+  if (completed) best = completed;
   const quad = orderCardCorners(best.corners);
   // support in the TL,TR,BR,BL side order: find the hypothesis side joining the same two corners
   const key = (p: Point): string => `${p[0]},${p[1]}`;
@@ -409,6 +411,131 @@ export function detectCardCoarse(img: RgbImage, votes: HoughVotes = 'narrow', de
     return 0;
   }) as [number, number, number, number];
   return { quad, score: Math.min(1, bestScore / 0.6), support };
+}
+
+/** Outline proportions (short over long side) taken for a card by completeAcrossLongSide. */
+const CUT_SHORT_RATIO = [0.66, 0.77] as const;
+/** How far (share of the card's long side) the completed long sides are searched around the card-aspect length. */
+const CUT_SHORT_SEARCH = 0.12;
+/** Support both side lines need beyond the cut, and the share of the new side that must show an edge. */
+const CUT_SHORT_MIN_SUPPORT = 0.6;
+const CUT_SHORT_MIN_EDGE = 0.6;
+/** Support past the completed corners (over 15 % of the card's long side) above which the side lines are not the card's. */
+const CUT_SHORT_MAX_PAST = 0.5;
+/** Colour step (RGB distance, levels) across the completed side that counts as an edge there. */
+const CUT_SHORT_STEP = 14;
+
+/**
+ * A card-shaped outline can be the top or bottom 45 mm of a card lying the other way: the card's top edge, its two
+ * sides, and a line across it (the art box's lower edge, an attack bar) make a sideways card. It happens when the
+ * card's real far edge is too faint to be a Hough line at all (a silver border on a pale carpet, out of focus),
+ * so no container hypothesis exists to move to. Then the two side lines run on past the cut line with edge
+ * support, as far as a card as wide as the cut is long, where an edge (however faint) crosses them. When both run
+ * on and that edge is there, the outline is completed to it. Null when the outline is not such a cut.
+ */
+function completeAcrossLongSide(img: RgbImage, hy: Hypothesis, debug?: string[]): Hypothesis | null {
+  const pts = hy.corners;
+  const lens = sideLengths(pts);
+  const ratio = Math.min(lens[0] + lens[2], lens[1] + lens[3]) / Math.max(lens[0] + lens[2], lens[1] + lens[3]);
+  if (ratio < CUT_SHORT_RATIO[0] || ratio > CUT_SHORT_RATIO[1]) return null;
+  const longPair = lens[0] + lens[2] > lens[1] + lens[3] ? 0 : 1;
+  const unit = (a: Point, b: Point): Point => {
+    const l = Math.hypot(b[0] - a[0], b[1] - a[1]);
+    return [(b[0] - a[0]) / l, (b[1] - a[1]) / l];
+  };
+  const margin = 2;
+  const inImage = (p: Point): boolean => p[0] >= margin && p[1] >= margin && p[0] <= img.width - margin && p[1] <= img.height - margin;
+  let best: { hy: Hypothesis; score: number } | null = null;
+  for (const s of [longPair, longPair + 2]) {
+    const prev = (s + 3) % 4;
+    const next = (s + 1) % 4;
+    const far = (s + 2) % 4;
+    // side s runs pts[s] -> pts[s+1]; the sides before and after it leave from pts[prev] and pts[far]
+    const dirA = unit(pts[prev]!, pts[s]!);
+    const dirB = unit(pts[far]!, pts[next]!);
+    const target = lens[s]! / CARD_ASPECT;
+    const endA = (f: number): Point => [pts[prev]![0] + dirA[0] * target * f, pts[prev]![1] + dirA[1] * target * f];
+    const endB = (f: number): Point => [pts[far]![0] + dirB[0] * target * f, pts[far]![1] + dirB[1] * target * f];
+    // (an object, not two lets: TypeScript does not follow assignments made inside the closure)
+    const found: { edge: number; f: [number, number] | null } = { edge: 0, f: null };
+    const tryEnds = (fa: number, fb: number, onTie: boolean): void => {
+      const a = endA(fa);
+      const b = endB(fb);
+      if (!inImage(a) || !inImage(b)) return;
+      const edge = edgeAcross(img, a, b);
+      if (edge > found.edge || (onTie && edge === found.edge && edge > 0)) {
+        found.edge = edge;
+        found.f = [fa, fb];
+      }
+    };
+    // the outermost of equal edges: past the card there is only background
+    for (let f = 1 - CUT_SHORT_SEARCH; f <= 1 + CUT_SHORT_SEARCH + 1e-9; f += 0.01) tryEnds(f, f, true);
+    if (!found.f) continue;
+    // then each end on its own, taken only where the edge is stronger: a card held in the hand is seen in
+    // perspective, its far edge not parallel to the cut
+    const [f0a, f0b] = found.f;
+    for (let da = -0.03; da <= 0.03 + 1e-9; da += 0.005) {
+      for (let db = -0.03; db <= 0.03 + 1e-9; db += 0.005) tryEnds(f0a + da, f0b + db, false);
+    }
+    const bestEdge = found.edge;
+    const bestEnds: [Point, Point] = [endA(found.f[0]), endB(found.f[1])];
+    const supA = segmentSupport(hy.sides[prev]!, pts[s]!, bestEnds[0], 0.05);
+    const supB = segmentSupport(hy.sides[next]!, pts[next]!, bestEnds[1], 0.05);
+    // ... and end there, as a card's sides do: lines that run on past the new corners too are not the card's sides
+    // but longer straight things (a slab's walls run on past its well, up beside the label)
+    const beyond = (from: Point, dir: Point): Point => [from[0] + dir[0] * 0.15 * target, from[1] + dir[1] * 0.15 * target];
+    const pastA = segmentSupport(hy.sides[prev]!, bestEnds[0], beyond(bestEnds[0], dirA), 0);
+    const pastB = segmentSupport(hy.sides[next]!, bestEnds[1], beyond(bestEnds[1], dirB), 0);
+    debug?.push(`cut-short side ${s}: edge ${bestEdge.toFixed(2)} run-on ${supA.toFixed(2)},${supB.toFixed(2)} past ${pastA.toFixed(2)},${pastB.toFixed(2)} to ${bestEnds.map((p) => p.map((v) => v.toFixed(0)).join(',')).join(' ')}`);
+    if (supA < CUT_SHORT_MIN_SUPPORT || supB < CUT_SHORT_MIN_SUPPORT || bestEdge < CUT_SHORT_MIN_EDGE) continue;
+    if (Math.max(pastA, pastB) > CUT_SHORT_MAX_PAST) continue;
+    const corners = pts.slice();
+    corners[s] = bestEnds[0];
+    corners[next] = bestEnds[1];
+    const side = lineThrough(bestEnds[0], bestEnds[1]);
+    const sides = hy.sides.slice() as Hypothesis['sides'];
+    sides[s] = { ...side, votes: 0, cum: new Float32Array(0), offset: 0 };
+    const support = hy.support.slice() as Hypothesis['support'];
+    support[s] = bestEdge;
+    const score = Math.min(supA, supB) * bestEdge;
+    if (!best || score > best.score) best = { hy: { corners, sides, support, score: hy.score, final: hy.final }, score };
+  }
+  return best?.hy ?? null;
+}
+
+/**
+ * Share of the segment a-b (sampled over its middle 80 %) where the colour steps across it by CUT_SHORT_STEP in the
+ * direction the whole segment steps: an edge between two surfaces changes colour the same way all along, where the
+ * steps of texture and noise point every way. The step is looked for up to 2 px either side of the segment.
+ */
+function edgeAcross(img: RgbImage, a: Point, b: Point): number {
+  const len = Math.hypot(b[0] - a[0], b[1] - a[1]);
+  const nx = -(b[1] - a[1]) / len;
+  const ny = (b[0] - a[0]) / len;
+  const M = 24;
+  const p = new Float64Array(3);
+  const q = new Float64Array(3);
+  let best = 0;
+  for (let d = -2; d <= 2; d++) {
+    const steps: [number, number, number][] = [];
+    const mean = [0, 0, 0];
+    for (let i = 0; i < M; i++) {
+      const t = 0.1 + (0.8 * (i + 0.5)) / M;
+      const x = a[0] + (b[0] - a[0]) * t;
+      const y = a[1] + (b[1] - a[1]) * t;
+      sampleRgb(img, x + (d - 1.5) * nx, y + (d - 1.5) * ny, p, 0);
+      sampleRgb(img, x + (d + 1.5) * nx, y + (d + 1.5) * ny, q, 0);
+      const step: [number, number, number] = [q[0]! - p[0]!, q[1]! - p[1]!, q[2]! - p[2]!];
+      steps.push(step);
+      for (let c = 0; c < 3; c++) mean[c]! += step[c]! / M;
+    }
+    const norm = Math.hypot(mean[0]!, mean[1]!, mean[2]!);
+    if (norm < 1e-6) continue;
+    let hits = 0;
+    for (const st of steps) if ((st[0] * mean[0]! + st[1] * mean[1]! + st[2] * mean[2]!) / norm >= CUT_SHORT_STEP) hits++;
+    best = Math.max(best, hits / M);
+  }
+  return best;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
