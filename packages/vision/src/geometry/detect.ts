@@ -430,8 +430,9 @@ const CUT_SHORT_STEP = 14;
  * sides, and a line across it (the art box's lower edge, an attack bar) make a sideways card. It happens when the
  * card's real far edge is too faint to be a Hough line at all (a silver border on a pale carpet, out of focus),
  * so no container hypothesis exists to move to. Then the two side lines run on past the cut line with edge
- * support, as far as a card as wide as the cut is long, where an edge (however faint) crosses them. When both run
- * on and that edge is there, the outline is completed to it. Null when the outline is not such a cut.
+ * support, as far as a card as wide as the cut is long, where an edge (however faint) crosses them, and stop there.
+ * When both run on and stop, and that edge is there, the outline is completed to it. Null when the outline is not
+ * such a cut.
  */
 function completeAcrossLongSide(img: RgbImage, hy: Hypothesis, debug?: string[]): Hypothesis | null {
   const pts = hy.corners;
