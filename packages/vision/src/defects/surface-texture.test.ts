@@ -82,10 +82,9 @@ function artEdge(img: RgbImage, [ax, ay]: [number, number], [bx, by]: [number, n
  * A rectified card drawn as SVG (white border, grey print) with a fold from A to B drawn as the generator draws one
  * (a dark line, a bright line 0.22 mm beside it), optionally along the edge of a slightly darker region of the art.
  */
-async function foldedCard(alongArtEdge: boolean): Promise<RgbImage> {
-  const A: [number, number] = [18, 30];
-  const B: [number, number] = [27.2, 37.7];
-  const [nx, ny] = [-0.64, 0.77];
+async function foldedCard(alongArtEdge: boolean, A: [number, number] = [18, 30], B: [number, number] = [27.2, 37.7]): Promise<RgbImage> {
+  const len = Math.hypot(B[0] - A[0], B[1] - A[1]);
+  const [nx, ny] = [-(B[1] - A[1]) / len, (B[0] - A[0]) / len];
   const line = (o: number) => `M ${A[0] + nx * o} ${A[1] + ny * o} L ${B[0] + nx * o} ${B[1] + ny * o}`;
   const art = `<polygon points="${A.join(',')} ${B.join(',')} ${B[0] + nx * 4},${B[1] + ny * 4} ${A[0] + nx * 4},${A[1] + ny * 4}" fill="#646464"/>`;
   const svg =
@@ -142,5 +141,13 @@ describe('lines along an edge of the print are the design', () => {
   it('a 12 mm fold across a calm surface is a crease; the same lines parting two shades of the art are its outline', async () => {
     expect(creases(await foldedCard(false)).map((f) => Math.round(f.lengthMm ?? 0))).toEqual([12]);
     expect(creases(await foldedCard(true))).toEqual([]);
+  });
+
+  it('a ruler-straight dark line square to the card that stops short of its edges is a printed rule; a degree off the axis it is a fold', async () => {
+    // The rule under a text box: 40 mm, exactly horizontal, ending 8 and 15 mm inside the card's edges (off-centre,
+    // so not the layout's symmetric rule either).
+    expect(creases(await foldedCard(false, [8, 60], [48, 60]))).toEqual([]);
+    // The same line turned by 0.86 degrees: as straight, but no printing press lays a rule that far off square.
+    expect(creases(await foldedCard(false, [8, 60.3], [48, 59.7])).map((f) => Math.round(f.lengthMm ?? 0))).toEqual([40]);
   });
 });
