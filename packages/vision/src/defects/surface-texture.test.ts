@@ -143,6 +143,13 @@ describe('lines along an edge of the print are the design', () => {
     expect(creases(await foldedCard(true))).toEqual([]);
   });
 
+  it('a 6 mm fold running in from near the card\'s edge is a crease; alone in the middle of the card it is taken for the art', async () => {
+    // (Found over 5-6 mm of it: its ends fade into the print.)
+    const lengths = async (a: [number, number], b: [number, number]) => creases(await foldedCard(false, a, b)).map((f) => f.lengthMm ?? 0);
+    expect(await lengths([3.5, 40], [9, 42.5])).toEqual([expect.closeTo(5.5, 0)]);
+    expect(await lengths([28, 40], [33.5, 42.5])).toEqual([]);
+  });
+
   it('a ruler-straight dark line square to the card that stops short of its edges is a printed rule; a degree off the axis it is a fold', async () => {
     // The rule under a text box: 40 mm, exactly horizontal, ending 8 and 15 mm inside the card's edges (off-centre,
     // so not the layout's symmetric rule either).
