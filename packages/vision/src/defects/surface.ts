@@ -198,10 +198,10 @@ function isPrintedRule(s: LineSegment, ppm: number, roi: [number, number, number
  * A short fold comes from bending a corner or an edge: a crease under `belowMm` long is claimed only where it comes
  * within `edgeWithinMm` of the card's edge. Standing alone inside the card it is an outline in the art with a
  * highlight beside it far more often: the 4 such "creases" on the real near-mint slabs (5-8 mm, 13-23 degrees, each
- * 0.56, on a Torchic's beak, a Gyarados's fins and the like) all were. A short dent pressed into the middle of a card
+ * 0.56, on art outlines such as a Torchic's beak and a Gyarados's fins) all were. A short dent pressed into the middle of a card
  * is the dent finder's to see. The generator draws folds 8 mm long and more.
  */
-export const SHORT_CREASE = { belowMm: 8, edgeWithinMm: 8 } as const;
+const SHORT_CREASE = { belowMm: 8, edgeWithinMm: 8 } as const;
 
 /** A crease's bright companions span at most this many times its dark line's length (generated folds: about 1). */
 const MAX_CREASE_SPAN_RATIO = 2;
