@@ -175,22 +175,21 @@ function hasLayoutTwin(s: LineSegment, all: LineSegment[], ppm: number): boolean
 }
 
 /**
- * A dark line lying square to the card (within RULE_MAX_ANGLE_DEG), ruler-straight (at most RULE_MAX_WOBBLE_MM rms) and
- * stopping short of the searched area at both ends (by at least RULE_SHORT_OF_ROI_MM) is printed, not folded: no
- * hand folds a card along an exact axis, and a fold runs to the card's edge. On the real near-mint slabs the two long
- * "creases" that cost most (0.77 and 0.89, 41 and 51 mm) were the rules under Japanese text boxes: 0.00 degrees off
- * the axis, 0.1-0.8 px rms wobble at 10 px per mm, ending 0.7-15 mm short of the area's ends. Such a line is still
- * looked at as a print line (a straight axis-parallel mark that is not the layout's).
+ * A dark line lying square to the card (within RULE_MAX_ANGLE_DEG), ruler-straight (at most RULE_MAX_WOBBLE_MM
+ * rms) and stopping short of the searched area at both ends (by at least RULE_SHORT_OF_ROI_MM) is printed, not
+ * folded: no hand folds a card along an exact axis, and a fold runs to the card's edge. On the real near-mint slabs
+ * the two long "creases" that cost most (0.77 and 0.89, 41 and 51 mm) were the rules under Japanese text boxes:
+ * 0.00 degrees off the axis, 0.1-0.8 px rms wobble at 10 px per mm, ending 0.7-15 mm short of the area's ends. Such
+ * a line is still looked at as a print line (a straight axis-parallel mark that is not the layout's).
  */
 const RULE_MAX_ANGLE_DEG = 0.5;
 const RULE_MAX_WOBBLE_MM = 0.1;
 const RULE_SHORT_OF_ROI_MM = 0.5;
 
 function isPrintedRule(s: LineSegment, ppm: number, roi: [number, number, number, number]): boolean {
-  const axis = axisAligned(s.angle);
-  if (!axis || !nearAxis(s.angle, RULE_MAX_ANGLE_DEG) || s.straightness > RULE_MAX_WOBBLE_MM * ppm) return false;
+  if (!nearAxis(s.angle, RULE_MAX_ANGLE_DEG) || s.straightness > RULE_MAX_WOBBLE_MM * ppm) return false;
   const short = RULE_SHORT_OF_ROI_MM * ppm;
-  const [lo, hi, a, b] = axis === 'h' ? [roi[0], roi[2], s.x0, s.x1] : [roi[1], roi[3], s.y0, s.y1];
+  const [lo, hi, a, b] = axisAligned(s.angle) === 'h' ? [roi[0], roi[2], s.x0, s.x1] : [roi[1], roi[3], s.y0, s.y1];
   return a - lo >= short && hi - b >= short;
 }
 
@@ -198,8 +197,8 @@ function isPrintedRule(s: LineSegment, ppm: number, roi: [number, number, number
  * A short fold comes from bending a corner or an edge: a crease under `belowMm` long is claimed only where it comes
  * within `edgeWithinMm` of the card's edge. Standing alone inside the card it is an outline in the art with a
  * highlight beside it far more often: the 4 such "creases" on the real near-mint slabs (5-8 mm, 13-23 degrees, each
- * 0.56, on art outlines such as a Torchic's beak and a Gyarados's fins) all were. A short dent pressed into the middle of a card
- * is the dent finder's to see. The generator draws folds 8 mm long and more.
+ * 0.56, on art outlines such as a Torchic's beak and a Gyarados's fins) all were. A short dent pressed into the
+ * middle of a card is the dent finder's to see. The generator draws folds 8 mm long and more.
  */
 const SHORT_CREASE = { belowMm: 8, edgeWithinMm: 8 } as const;
 
