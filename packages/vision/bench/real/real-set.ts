@@ -37,7 +37,10 @@ export interface RealCard {
   size?: 'mini';
   /** Professional grade from the slab label. */
   grade?: { company: string; value: number };
-  /** Condition known from the source (a near-mint card is one with no damage a grader would mark). */
+  /**
+   * Condition (a near-mint card is one with no damage a grader would mark): from the source, or judged by eye on the
+   * full-resolution image where the source says nothing (the notes say so).
+   */
   condition?: 'near-mint' | 'played' | 'damaged';
   identity?: { name?: string; set?: string; number?: string; year?: number; catalogId?: string | null };
   /** Hand-measured centering shares (100 x left / (left + right), 100 x top / (top + bottom)). */

@@ -133,6 +133,11 @@ function promoNumber(printed: string, words: readonly string[]): string {
 /** Titles run to five words as keys ("team rocket s mewtwo ex"); a longer line is a sentence. */
 const MAX_TITLE_WORDS = 5;
 
+/** A title key read as a sentence: the card's flavour or rules text, taken where OCR found no title line. */
+export function isSentence(nameKey: string): boolean {
+  return nameKey.split(' ').length > MAX_TITLE_WORDS;
+}
+
 export function readEvidence(evidence: Evidence): ReadEvidence {
   const numberText = evidence.numberText.trim();
   let number: string;
@@ -172,7 +177,7 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   const labelName = label?.nameKey ?? '';
   // A title read as a sentence is the card's flavour or rules text (OCR found no title on a holo name bar): the
   // label's name leads then, and the sentence stays a candidate beside it.
-  const titleIsSentence = nameKey.split(' ').length > MAX_TITLE_WORDS;
+  const titleIsSentence = isSentence(nameKey);
   const name = labelName && (!nameKey || titleIsSentence) ? labelName : nameKey;
   const numberKeys = [...new Set([...(label?.number ? numberVariants(label.number) : []), ...numberVariants(number)])];
   return {

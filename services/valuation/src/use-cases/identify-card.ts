@@ -10,7 +10,7 @@ import { categoryOf, displaySet } from '../catalog/catalog-record';
 import type { CandidateCard } from '../identification/candidate';
 import type { FingerprintIndex } from '../identification/fingerprint-index';
 import { chooseParallel, scoreCandidate, type ChosenParallel, type ScoredCandidate } from '../identification/rank';
-import { readEvidence, type Evidence, type ReadEvidence } from '../identification/read-evidence';
+import { isSentence, readEvidence, type Evidence, type ReadEvidence } from '../identification/read-evidence';
 
 export interface Identification {
   name: string;
@@ -177,9 +177,10 @@ function supported(best: ScoredCandidate, read: ReadEvidence, uniqueName: boolea
   const nameOk = best.nameSimilarity >= 0.45;
   const contextOk = (e.year ?? 0) >= 1.5 && (e.brand ?? 0) > 0;
   if (nameOk && (best.numberMatch || contextOk)) return null;
-  // No usable title (generic or unreadable): the number with the set's denominator, or with year and
-  // publisher, still pins the card down.
-  if (!read.nameKey && best.numberMatch && ((e.denominator ?? 0) > 0 || contextOk)) return null;
+  // No usable title (generic, unreadable, or a sentence of flavour text read where no title line was found): the
+  // number with the set's denominator, or with year and publisher, still pins the card down.
+  const noTitle = !read.nameKey || isSentence(read.nameKey);
+  if (noTitle && best.numberMatch && ((e.denominator ?? 0) > 0 || contextOk)) return null;
   // Only a title was read (no number, year or publisher): a name that exactly one catalog card carries is
   // still that card; a name many cards share is not enough.
   if (best.nameSimilarity >= 0.9 && read.numberKeys.length === 0 && read.year === null && uniqueName) return null;

@@ -1,0 +1,83 @@
+// Identification of real photographs: the vision engine's evidence from the committed MIT-licensed photos of the
+// real-photo set (packages/vision/bench/real/fixtures) matched against the shared Pokemon catalog, as the scans
+// worker does. The figures over the whole set are `npm run bench:real`'s; what holds on these photos is pinned here.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createCardEngine, type CardEngine } from '@cardlens/vision';
+import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
+import { loadRealSet, readRealImage } from '@cardlens/vision/real-set';
+import { evidenceOf } from '../bench/evidence';
+import { DEFAULT_CATALOG_DIR } from '../src/config';
+import { PrismaClient } from '../src/db';
+import { FingerprintIndex } from '../src/identification/fingerprint-index';
+import { identifyCard } from '../src/use-cases/identify-card';
+import { importCatalogFile } from '../src/use-cases/import-catalog';
+
+const serviceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const logger = { info() {}, warn() {}, error() {}, debug() {} };
+
+// The catalog cards among the committed photos: bare English Pokemon cards photographed on a table.
+const photos = loadRealSet().filter((c) => c.front.file.startsWith('fixtures/') && c.identity?.catalogId && c.language === 'en');
+
+let database: Database;
+let prisma: PrismaClient;
+let closePrisma: () => Promise<void>;
+let engine: CardEngine;
+const identified = new Map<string, Awaited<ReturnType<typeof identifyCard>>>();
+
+beforeAll(async () => {
+  database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
+  await migrate({ ...serviceLayout(serviceDir), database, logger: logger as never });
+  ({ prisma, close: closePrisma } = await openPrisma(PrismaClient, database));
+  // Every Pokemon card of the shared catalog (the embedded default's), so each photo meets all its namesakes.
+  await importCatalogFile(prisma, path.join(DEFAULT_CATALOG_DIR, 'pokemon.ndjson.gz'));
+  engine = await createCardEngine();
+  for (const photo of photos) {
+    const analysis = await engine.analyzeCard({ front: readRealImage(photo.front)! }, { evidence: true });
+    identified.set(photo.id, await identifyCard({ prisma, fingerprints: new FingerprintIndex() }, evidenceOf(analysis)));
+  }
+}, 600_000);
+
+afterAll(async () => {
+  await engine?.close();
+  await closePrisma?.();
+  await database?.close();
+});
+
+describe('real photographs against the Pokemon catalog', () => {
+  it('covers the committed catalog cards: 14 recent cards from one source and the EX-era Slowbro', () => {
+    expect(photos.length).toBe(15);
+  });
+
+  it.each([
+    ['localvin-pikachu', 'sv02-062'],
+    ['localvin-nacli', 'sv02-120'],
+    ['localvin-maushold', 'sv02-168'],
+    // Two Magnemites of 2023 sets lie in the catalog with the same name: the number read tells them apart.
+    ['localvin-magnemite-pal', 'sv02-065'],
+  ])('%s is identified as %s, its name and number read from the photo', (id, cardId) => {
+    const result = identified.get(id)!;
+    expect(result.cardId).toBe(cardId);
+    expect(result.inCatalog).toBe(true);
+    expect(result.confidence).toBeGreaterThan(0.8);
+    expect(result.explain).toMatchObject({ number: 3 });
+  });
+
+  it('localvin-combee is identified by its number and set total where the title line read is its flavour text', () => {
+    const result = identified.get('localvin-combee')!;
+    expect(result.cardId).toBe('sv02-008');
+    expect(result.explain).toMatchObject({ number: 3, denominator: 1.5 });
+    // Without a name that agrees, the answer is weaker than one the name confirms.
+    expect(result.confidence).toBeGreaterThan(0.3);
+    expect(result.confidence).toBeLessThan(0.8);
+  });
+
+  it('never names a wrong card: each photo gets its own card, or says that no card agrees with what was read', () => {
+    for (const photo of photos) {
+      const result = identified.get(photo.id)!;
+      if (result.cardId !== null) expect([photo.id, result.cardId]).toEqual([photo.id, photo.identity!.catalogId]);
+      else expect(result.confidence).toBeLessThan(0.5);
+    }
+  });
+});
