@@ -29,6 +29,6 @@ export { createDesign, type CardDesign, type TextBox, type Rect } from './render
 export { sampleTemplate, buildCondition, type CardCondition, type SideCondition, type ConditionTemplate, type Intensity, type SurfaceMark } from './condition';
 export { chooseCondition, TARGET_GRADE_WEIGHTS, type ConditionRequest, type ConditionChoice } from './targeting';
 export { cardSpecFromRecord, type CardSpec, type Finish, type Rgb } from './card';
-export { pickRecord, recordAt, catalogSize, type CatalogRecord, type CatalogGame } from './catalog';
+export { catalogDir, pickRecord, recordAt, catalogSize, type CatalogRecord, type CatalogGame } from './catalog';
 export { Rng, mulberry32 } from './prng';
 export { glyphDensePhoto } from './poison-photo';

@@ -4,11 +4,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { catalogDir } from '@cardlens/card-synth';
 import { createCardEngine, type CardEngine } from '@cardlens/vision';
 import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
 import { loadRealSet, readRealImage } from '@cardlens/vision/real-set';
 import { evidenceOf } from '../bench/evidence';
-import { DEFAULT_CATALOG_DIR } from '../src/config';
 import { PrismaClient } from '../src/db';
 import { FingerprintIndex } from '../src/identification/fingerprint-index';
 import { identifyCard } from '../src/use-cases/identify-card';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   await migrate({ ...serviceLayout(serviceDir), database, logger: logger as never });
   ({ prisma, close: closePrisma } = await openPrisma(PrismaClient, database));
   // Every Pokemon card of the shared catalog (the embedded default's), so each photo meets all its namesakes.
-  await importCatalogFile(prisma, path.join(DEFAULT_CATALOG_DIR, 'pokemon.ndjson.gz'));
+  await importCatalogFile(prisma, path.join(catalogDir(), 'pokemon.ndjson.gz'));
   engine = await createCardEngine();
   for (const photo of photos) {
     const analysis = await engine.analyzeCard({ front: readRealImage(photo.front)! }, { evidence: true });
