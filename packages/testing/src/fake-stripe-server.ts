@@ -105,13 +105,21 @@ export class FakeStripeServer {
   private idempotent = new Map<string, { params: string; status: number; body: Json }>();
   private failures: (FailureInjection & { left: number })[] = [];
   private offsetSeconds = 0;
+  private frozenAt: number | null = null;
   private readonly sockets = new Set<Socket>();
 
-  /** The fake's clock: `advance` moves Stripe's "now" forward, so open sessions can pass their expires_at. */
+  /**
+   * The fake's clock: `advance` moves Stripe's "now" forward, so open sessions can pass their expires_at.
+   * `freeze` stops it at the current second until `reset`, for tests that reason about exact seconds
+   * (otherwise the wall clock may tick between a request and the assertion on it).
+   */
   readonly clock = {
-    now: (): number => Math.floor(Date.now() / 1000) + this.offsetSeconds,
+    now: (): number => (this.frozenAt ?? Math.floor(Date.now() / 1000)) + this.offsetSeconds,
     advance: (seconds: number): void => {
       this.offsetSeconds += seconds;
+    },
+    freeze: (): void => {
+      this.frozenAt ??= Math.floor(Date.now() / 1000);
     },
   };
 
@@ -159,6 +167,7 @@ export class FakeStripeServer {
     this.idempotent.clear();
     this.failures = [];
     this.offsetSeconds = 0;
+    this.frozenAt = null;
   }
 
   /** Same as clock.now() (unix seconds). */

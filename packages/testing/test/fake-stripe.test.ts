@@ -126,11 +126,13 @@ describe('checkout sessions', () => {
     expect(firstPage).toMatchObject({ object: 'list', url: '/v1/checkout/sessions', has_more: true });
     expect(firstPage.data.map((s) => s.id)).toEqual(ids.slice().reverse().slice(0, 10));
 
+    // One cutoff for the call and the assertion: the clock may tick a second between them.
+    const since = fake.now() - 60;
     const seen: string[] = [];
-    for await (const session of stripe.checkout.sessions.list({ created: { gte: fake.now() - 60 }, limit: 7 })) seen.push(session.id);
+    for await (const session of stripe.checkout.sessions.list({ created: { gte: since }, limit: 7 })) seen.push(session.id);
     expect(seen).toEqual(ids.slice().reverse());
     const listCalls = fake.requests.filter((r) => r.method === 'GET' && r.path === '/v1/checkout/sessions');
-    expect(listCalls.at(-1)!.params).toMatchObject({ created: { gte: String(fake.now() - 60) }, limit: '7', starting_after: expect.any(String) });
+    expect(listCalls.at(-1)!.params).toMatchObject({ created: { gte: String(since) }, limit: '7', starting_after: expect.any(String) });
 
     expect((await stripe.checkout.sessions.list({ created: { lte: fake.now() - 60 } })).data).toEqual([]);
     await stripe.checkout.sessions.expire(ids[3]!);
@@ -189,6 +191,7 @@ describe('checkout sessions', () => {
   });
 
   it('time passing at Stripe: a session past expires_at reads as expired and emits its event once', async () => {
+    fake.clock.freeze();
     const { id } = await stripe.checkout.sessions.create(sessionParams({ expires_at: fake.now() + 3600 }));
     fake.clock.advance(3599);
     expect((await stripe.checkout.sessions.retrieve(id)).status).toBe('open');
@@ -271,9 +274,10 @@ describe('shared payment tokens and payment intents (preview API, through rawReq
   it('a list over rawRequest takes its query in the path (stripe-node refuses params on a raw GET)', async () => {
     const token = fake.addGrantedToken({ maxAmount: 10_000, outcome: 'processing' });
     for (let i = 0; i < 3; i++) await pay(token);
-    const page = await stripe.rawRequest('GET', `/v1/payment_intents?limit=2&created[gte]=${fake.now() - 60}`, undefined, { apiVersion: PREVIEW_VERSION });
+    const since = fake.now() - 60;
+    const page = await stripe.rawRequest('GET', `/v1/payment_intents?limit=2&created[gte]=${since}`, undefined, { apiVersion: PREVIEW_VERSION });
     expect(page).toMatchObject({ object: 'list', has_more: true, url: '/v1/payment_intents' });
-    expect(fake.requests.at(-1)!.params).toMatchObject({ limit: '2', created: { gte: String(fake.now() - 60) } });
+    expect(fake.requests.at(-1)!.params).toMatchObject({ limit: '2', created: { gte: String(since) } });
     await expect(stripe.rawRequest('GET', '/v1/payment_intents', { limit: 2 })).rejects.toThrow(/only supports params on POST/);
   });
 });
@@ -370,6 +374,7 @@ describe('controls', () => {
     fake.addGrantedToken({ id: 'spt_fixed', maxAmount: 1, outcome: 'succeeded' });
     fake.failNext({ count: 5 });
     fake.clock.advance(DAY);
+    fake.clock.freeze();
     fake.reset();
 
     expect(fake.requests).toEqual([]);
