@@ -65,6 +65,16 @@ describe('photoSupport', () => {
     expect(s.notAssessed.edges).toMatch(/cropped to the card/);
   });
 
+  it('an outline with a stronger edge just outside it on some side: corners and edges not assessed, saying on how many sides', () => {
+    const one = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, sidesInsideStrongerEdge: 1 });
+    expect(Object.keys(one.notAssessed).sort()).toEqual(['corners', 'edges']);
+    expect(one.notAssessed.corners).toMatch(/^on 1 side of the card the outline found has a stronger edge up to 4 mm outside it/);
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, sidesInsideStrongerEdge: 3 }).notAssessed.edges).toMatch(/^on 3 sides /);
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, sidesInsideStrongerEdge: 0 }).notAssessed).toEqual({});
+    // Too few pixels says so first: that limit holds whatever the outline.
+    expect(photoSupport({ quadPx: quad(6), blurPx: 0.7, centering: centred, sidesInsideStrongerEdge: 2 }).notAssessed.corners).toMatch(/6 pixels per mm/);
+  });
+
   it('a card found inside a larger outline (a slab without its label in view, a top-loader): corners and edges not assessed', () => {
     const s = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, withinHolder: true });
     expect(Object.keys(s.notAssessed).sort()).toEqual(['corners', 'edges']);

@@ -11,6 +11,7 @@ import type { BorderMeasurement, CenteringResult } from './geometry/centering';
 import type { SlabLabel } from './geometry/holder';
 import { CANONICAL_PX_PER_MM } from './geometry/homography';
 import { outlineAspect } from './geometry/quad';
+import { OUTER_STEP } from './geometry/resolve';
 import type { Quad } from './image/types';
 
 export const PHOTO_SUPPORT_LIMITS = {
@@ -94,7 +95,7 @@ function worseAxisShare(c: CenteringResult): number {
   return Math.max(c.leftRight, 100 - c.leftRight, c.topBottom, 100 - c.topBottom);
 }
 
-export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult; slab?: SlabLabel | null; croppedPhoto?: boolean; withinHolder?: boolean; secondLook?: boolean }): PhotoSupport {
+export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult; slab?: SlabLabel | null; croppedPhoto?: boolean; withinHolder?: boolean; secondLook?: boolean; sidesInsideStrongerEdge?: number }): PhotoSupport {
   const L = PHOTO_SUPPORT_LIMITS;
   const pxPerMm = cardPxPerMm(input.quadPx);
   // Blur is measured on the rectified side (CANONICAL_PX_PER_MM); a photo with fewer pixels than that is at least
@@ -138,6 +139,14 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     notAssessed.corners = loose;
     notAssessed.edges = loose;
     notAssessed.surface = loose;
+  } else if (input.sidesInsideStrongerEdge) {
+    // On the real set, 2023-24 Pokemon cards with silver foil borders: the outline lay on the face's edge inside the
+    // border (resolve.ts, OUTER_STEP), and the printed corner tags and the face's own edge read as 2-4 worn corners
+    // and 1-4 worn edges on each near-mint card.
+    const n = input.sidesInsideStrongerEdge;
+    const inside = `on ${n} side${n > 1 ? 's' : ''} of the card the outline found has a stronger edge up to ${OUTER_STEP.withinMm} mm outside it, likely the card's own, with the outline on the printed face inside its border: wear along the outline would be read from print, so it is not judged`;
+    notAssessed.corners = inside;
+    notAssessed.edges = inside;
   } else if (input.croppedPhoto) {
     // Nothing lies outside the card: its edges are the photo's, where a crop may have cut into it or left a strip.
     const cropped = "the photo is cropped to the card, so its edges are the photo's: whitening, chips and rounding along them cannot be told from the crop";

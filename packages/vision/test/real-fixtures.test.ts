@@ -58,6 +58,22 @@ describe('real photographs (committed fixtures)', () => {
     expect(Math.abs(outlineAspect(wide.quadPx) - CARD_ASPECT)).toBeLessThan(0.02);
   }, 60_000);
 
+  // 2023-24 Pokemon cards with silver foil borders, near mint (judged by eye at full resolution): the outline lies on
+  // the face's edge inside the border on some sides, the card's edge a stronger step 2-3 mm further out. Before
+  // `cardlens-vision-16` the printed STAGE tag and the face's own edge read as 4 worn corners and 4 worn edges on the
+  // Maushold (grade 8.5), 3 and 3 on the Pikachu (8.5).
+  it.each([
+    ['localvin-maushold', 'Maushold 168/193'],
+    ['localvin-pikachu', 'Pikachu 062/193'],
+  ])('%s (%s, near mint, bare on a table): not marked damaged; its corners and edges are said not judged, and why', async (id) => {
+    const a = await analyse(id);
+    expect(a.grading.defects).toEqual([]);
+    expect(a.grading.grade).toBeGreaterThanOrEqual(9);
+    expect(a.grading.notAssessed).toEqual(expect.arrayContaining(['front_corners', 'front_edges']));
+    expect(a.grading.notAssessed).not.toContain('front_surface');
+    expect(a.sides.front.support.notAssessed.corners).toMatch(/stronger edge up to 4 mm outside it/);
+  }, 60_000);
+
   it.each([
     ['tmikonen-dragon-whelp', 'an Alpha card on a patterned mat'],
     ['tmikonen-instill-energy', 'a card with its shadow on a beige cloth'],

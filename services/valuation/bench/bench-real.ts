@@ -15,7 +15,9 @@
  *                        corners, edges and surface (a card-shaped outline, enough pixels per mm, sharp enough)
  *   nearMint             over near-mint cards with adequate photos: median grade, share graded ≥ 8, and median count
  *                        of marked defects (every defect the engine marks on them is a false one); `found` counts
- *                        all near-mint cards whose card was found, assessed or not
+ *                        all near-mint cards whose card was found, assessed or not; `bareSurfaceAssessed` the same
+ *                        over near-mint cards out of any holder whose front surface was assessed, corners and edges
+ *                        assessed or not (what a bare card's grade rests on when its outline cannot show its wear)
  *   centering            |engine share - hand-measured share| in points, median and p90, over both axes of the
  *                        sides whose centering the engine assessed (`n` sides); `notAssessed` counts the hand-measured
  *                        sides where it said it could not measure
@@ -147,6 +149,7 @@ async function main(): Promise<void> {
   const nearMint = nearMintFound.filter(assessed);
   const nmGrades = nearMint.map((r) => r.analysis!.grading.grade);
   const nmDefects = nearMint.map((r) => r.analysis!.grading.defects.length);
+  const bareNearMint = nearMintFound.filter((r) => r.card.holder === 'none' && !r.analysis!.grading.notAssessed.includes('front_surface'));
   // In a recognised slab the corners and edges are not assessed; the surface and centering still are.
   const inSlab = (r: Row) => r.analysis?.sides.front.support.slab != null;
   const slabGraded = rows.filter((r) => r.card.grade && inSlab(r) && !r.analysis!.grading.notAssessed.includes('front_surface'));
@@ -205,6 +208,12 @@ async function main(): Promise<void> {
       medianGrade: round(quantile(nmGrades, 0.5), 2),
       gradedAtLeast8: rate(nmGrades.filter((g) => g >= 8).length, nmGrades.length),
       medianFalseDefects: round(quantile(nmDefects, 0.5), 2),
+      bareSurfaceAssessed: {
+        n: bareNearMint.length,
+        medianGrade: round(quantile(bareNearMint.map((r) => r.analysis!.grading.grade), 0.5), 2),
+        gradedAtLeast8: rate(bareNearMint.filter((r) => r.analysis!.grading.grade >= 8).length, bareNearMint.length),
+        medianFalseDefects: round(quantile(bareNearMint.map((r) => r.analysis!.grading.defects.length), 0.5), 2),
+      },
     },
     slabs: {
       // Recognition on the fronts found: slabs (by the manifest) whose label was found, bare cards taken for slabs.
