@@ -18,7 +18,7 @@ import { assertCardFound } from './geometry/detect';
 import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, homographyFromCanonical, rectify, type Homography } from './geometry/homography';
 import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
 import { orderCardCorners, outlineAspect, quadArea } from './geometry/quad';
-import { CROPPED_PHOTO_CONFIDENCE, decodePhoto, locateAt, locateCardWithin, locateCroppedPhoto, locateEndOf, locateOnWork, locateWithWideVotes, turnLocated, type DecodedPhoto, type LocatedCard } from './geometry/locate';
+import { CROPPED_PHOTO_ASPECT, CROPPED_PHOTO_CONFIDENCE, decodePhoto, locateAt, locateCardWithin, locateCroppedPhoto, locateEndOf, locateOnWork, locateWithWideVotes, turnLocated, type DecodedPhoto, type LocatedCard } from './geometry/locate';
 import { decodeScaled } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
 import { predictCorners } from './models/keypoints';
@@ -237,8 +237,9 @@ function ofCardShapedOutline(found: { located: LocatedCard; detector: SideAnalys
 }
 
 /**
- * Decodes the photo once and finds the card (locateOutline). Where the outline found is not a card's, in a photo of a
- * card's proportions, the photo is cropped to the card (locateCroppedPhoto): what was found is printed inside it. In
+ * Decodes the photo once and finds the card (locateOutline). Where the outline found is not a card's, or lies across
+ * a photo of a card's proportions (liesAcrossCardShapedPhoto), the photo is cropped to the card (locateCroppedPhoto):
+ * what was found is printed inside it. In
  * any other photo the outline may be a holder's (a slab's walls): the card is looked for inside it
  * (cardWithinHolder). In a slab, the card is looked for inside its well too (cardOfSlab). Where none of this gives a
  * card's proportions, the photo is looked at once more with wide Hough votes (locateWithWideVotes): a dim, noisy
@@ -254,7 +255,7 @@ async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | und
     const cropped = assertCardFound(locateCroppedPhoto(photo));
     return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   }
-  if (isCardShapedOutline(found.located.quadPx)) return found.secondLook ? ofSecondLook(found.located) : ofCardShapedOutline(found);
+  if (isCardShapedOutline(found.located.quadPx) && !liesAcrossCardShapedPhoto(found.located)) return found.secondLook ? ofSecondLook(found.located) : ofCardShapedOutline(found);
   const cropped = locateCroppedPhoto(found.located);
   if (cropped) return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   const within = cardWithinHolder(found.located);
@@ -264,6 +265,32 @@ async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | und
   // Nothing card-shaped there or inside it: a second look at the whole photo with wide votes (a dim, noisy photo).
   const wide = found.secondLook ? null : locateWithWideVotes(found.located);
   return wide && isCardShapedOutline(wide.quadPx) ? ofSecondLook(wide) : { ...found, slab: null };
+}
+
+/**
+ * The share of a photo's short side that a card-shaped outline lying across it (its long side along the photo's
+ * short side) spans at least, where the photo itself has a card's proportions, for the outline to be taken for part
+ * of the card rather than the card. On the real set, two phone photos cropped to a card (a Honchkrow, a Glimmet)
+ * were outlined from the card's top edge to a rule across its middle (0.96-0.97 of the photo's width, a card's
+ * proportions sideways), and the card was read turned on its side. A whole card lying sideways in such a photo spans
+ * at most 0.72 of its height, so it is either small in the photo or nearly fills it end to end.
+ */
+export const ACROSS_PHOTO_MIN_SHARE = 0.85;
+
+/** Whether a card-shaped outline lies across a photo of a card's proportions, spanning its short side (ACROSS_PHOTO_MIN_SHARE). */
+function liesAcrossCardShapedPhoto(located: LocatedCard): boolean {
+  const { width, height } = located.info;
+  const aspect = Math.min(width, height) / Math.max(width, height);
+  if (aspect < CROPPED_PHOTO_ASPECT[0] || aspect > CROPPED_PHOTO_ASPECT[1]) return false;
+  // The card's long sides run TL -> BL and TR -> BR.
+  const [tl, tr, br, bl] = located.quadPx;
+  const along = (a: Quad[number], b: Quad[number]): [number, number] => [Math.abs(b[0] - a[0]), Math.abs(b[1] - a[1])];
+  const [dx1, dy1] = along(tl, bl);
+  const [dx2, dy2] = along(tr, br);
+  const photoIsPortrait = height >= width;
+  const longAcross = photoIsPortrait ? (dx1 + dx2) / 2 : (dy1 + dy2) / 2;
+  const longAlong = photoIsPortrait ? (dy1 + dy2) / 2 : (dx1 + dx2) / 2;
+  return longAcross > longAlong && longAcross >= ACROSS_PHOTO_MIN_SHARE * Math.min(width, height);
 }
 
 /**

@@ -74,6 +74,19 @@ describe('real photographs (committed fixtures)', () => {
     expect(a.sides.front.support.notAssessed.corners).toMatch(/stronger edge up to 4 mm outside it/);
   }, 60_000);
 
+  // Photos cropped to the card, the card's edges at the photo's: the detector outlined each from its top edge to a
+  // rule across its middle, a card's proportions sideways, and the card was read turned on its side.
+  it.each([
+    ['localvin-honchkrow', 932, 1288],
+    ['localvin-glimmet', 962, 1301],
+  ])('%s (a photo cropped to the card): an outline lying across the photo is not taken; the card is the photo, upright', async (id, width, height) => {
+    const a = await analyse(id);
+    const front = a.sides.front;
+    expect(front.detector).toBe('cropped-photo');
+    expect(front.quadPx.map((p) => p.map(Math.round))).toEqual([[0, 0], [width, 0], [width, height], [0, height]]);
+    expect(a.grading.notAssessed).toEqual(expect.arrayContaining(['front_corners', 'front_edges']));
+  }, 60_000);
+
   it.each([
     ['tmikonen-dragon-whelp', 'an Alpha card on a patterned mat'],
     ['tmikonen-instill-energy', 'a card with its shadow on a beige cloth'],

@@ -64,9 +64,13 @@ describe('real photographs against the Pokemon catalog', () => {
     expect(result.explain).toMatchObject({ number: 3 });
   });
 
-  it('localvin-combee is identified by its number and set total where the title line read is its flavour text', () => {
-    const result = identified.get('localvin-combee')!;
-    expect(result.cardId).toBe('sv02-008');
+  it.each([
+    ['localvin-combee', 'sv02-008'],
+    // Outlined from its top edge to a rule across its middle before `cardlens-vision-16`, and read sideways.
+    ['localvin-glimmet', 'sv02-125'],
+  ])('%s is identified as %s by its number and set total where the title line read is its flavour text', (id, cardId) => {
+    const result = identified.get(id)!;
+    expect(result.cardId).toBe(cardId);
     expect(result.explain).toMatchObject({ number: 3, denominator: 1.5 });
     // Without a name that agrees, the answer is weaker than one the name confirms.
     expect(result.confidence).toBeGreaterThan(0.3);
