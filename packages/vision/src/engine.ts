@@ -240,10 +240,10 @@ function ofCardShapedOutline(found: { located: LocatedCard; detector: SideAnalys
  * Decodes the photo once and finds the card (locateOutline). Where the outline found is not a card's, or lies across
  * a photo of a card's proportions (liesAcrossCardShapedPhoto), the photo is cropped to the card (locateCroppedPhoto):
  * what was found is printed inside it. In any other photo the outline may be a holder's (a slab's walls): the card
- * is looked for inside it (cardWithinHolder). In a slab, the card is looked for inside its well too (cardOfSlab). Where none of this gives a
- * card's proportions, the photo is looked at once more with wide Hough votes (locateWithWideVotes): a dim, noisy
- * photo's card edges. A photo of a card's proportions in which no outline was found at all is taken as cropped to
- * the card, unless it is blank: a blank photo is not a card.
+ * is looked for inside it (cardWithinHolder). In a slab, the card is looked for inside its well too (cardOfSlab).
+ * Where none of this gives a card's proportions, the photo is looked at once more with wide Hough votes
+ * (locateWithWideVotes): a dim, noisy photo's card edges. A photo of a card's proportions in which no outline was
+ * found at all is taken as cropped to the card, unless it is blank: a blank photo is not a card.
  */
 async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | undefined): Promise<LocatedAndHow> {
   const photo = await decodePhoto(bytes);
