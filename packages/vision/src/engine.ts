@@ -18,7 +18,7 @@ import { assertCardFound } from './geometry/detect';
 import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, homographyFromCanonical, rectify, type Homography } from './geometry/homography';
 import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
 import { orderCardCorners, outlineAspect, quadArea } from './geometry/quad';
-import { CROPPED_PHOTO_ASPECT, CROPPED_PHOTO_CONFIDENCE, decodePhoto, locateAt, locateCardWithin, locateCroppedPhoto, locateEndOf, locateOnWork, locateWithWideVotes, turnLocated, type DecodedPhoto, type LocatedCard } from './geometry/locate';
+import { CROPPED_PHOTO_CONFIDENCE, decodePhoto, hasCardProportions, locateAt, locateCardWithin, locateCroppedPhoto, locateEndOf, locateOnWork, locateWithWideVotes, turnLocated, type DecodedPhoto, type LocatedCard } from './geometry/locate';
 import { decodeScaled } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
 import { predictCorners } from './models/keypoints';
@@ -278,9 +278,8 @@ export const ACROSS_PHOTO_MIN_SHARE = 0.85;
 
 /** Whether a card-shaped outline lies across a photo of a card's proportions, spanning its short side (ACROSS_PHOTO_MIN_SHARE). */
 function liesAcrossCardShapedPhoto(located: LocatedCard): boolean {
+  if (!hasCardProportions(located.info)) return false;
   const { width, height } = located.info;
-  const aspect = Math.min(width, height) / Math.max(width, height);
-  if (aspect < CROPPED_PHOTO_ASPECT[0] || aspect > CROPPED_PHOTO_ASPECT[1]) return false;
   // The card's long sides run TL -> BL and TR -> BR.
   const [tl, tr, br, bl] = located.quadPx;
   const along = (a: Quad[number], b: Quad[number]): [number, number] => [Math.abs(b[0] - a[0]), Math.abs(b[1] - a[1])];

@@ -71,6 +71,12 @@ export function turnLocated(located: LocatedCard): LocatedCard {
 /** A photo with a card's proportions (either way up): a scan or a shop's photo cropped to the card. */
 export const CROPPED_PHOTO_ASPECT = [0.69, 0.74] as const;
 
+/** Whether a photo has a card's proportions, either way up (CROPPED_PHOTO_ASPECT). */
+export function hasCardProportions(info: { width: number; height: number }): boolean {
+  const aspect = Math.min(info.width, info.height) / Math.max(info.width, info.height);
+  return aspect >= CROPPED_PHOTO_ASPECT[0] && aspect <= CROPPED_PHOTO_ASPECT[1];
+}
+
 /** The confidence of an outline taken from a cropped photo's frame: assumed, not measured on an edge. */
 export const CROPPED_PHOTO_CONFIDENCE = 0.7;
 
@@ -84,9 +90,7 @@ export const CROPPED_PHOTO_CONFIDENCE = 0.7;
  */
 export function locateCroppedPhoto(photo: DecodedPhoto): LocatedCard | null {
   const { info, work } = photo;
-  const aspect = Math.min(info.width, info.height) / Math.max(info.width, info.height);
-  if (aspect < CROPPED_PHOTO_ASPECT[0] || aspect > CROPPED_PHOTO_ASPECT[1]) return null;
-  if (isBlank(work)) return null;
+  if (!hasCardProportions(info) || isBlank(work)) return null;
   const t = performance.now();
   // Portrait: TL, TR, BR, BL of the frame; landscape: the card lies sideways, its top at the photo's left.
   const { width: w, height: h } = work;

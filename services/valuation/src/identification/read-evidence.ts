@@ -18,6 +18,8 @@ export interface Evidence {
 export interface ReadEvidence {
   /** Normalised title, '' when nothing was read or the title line holds a generic word (`CATCHER`). */
   nameKey: string;
+  /** The title is a sentence: flavour or rules text read where OCR found no title line (no name to go by). */
+  nameIsSentence: boolean;
   /** Other text lines that could be the title when the title line misread (normalised, 4-40 characters). */
   altNameKeys: string[];
   /** Number keys to look up: the number as read plus common OCR confusions (O/0, I/1, S/5, B/8). */
@@ -133,8 +135,7 @@ function promoNumber(printed: string, words: readonly string[]): string {
 /** Titles run to five words as keys ("team rocket s mewtwo ex"); a longer line is a sentence. */
 const MAX_TITLE_WORDS = 5;
 
-/** A title key read as a sentence: the card's flavour or rules text, taken where OCR found no title line. */
-export function isSentence(nameKey: string): boolean {
+function isSentence(nameKey: string): boolean {
   return nameKey.split(' ').length > MAX_TITLE_WORDS;
 }
 
@@ -182,6 +183,7 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   const numberKeys = [...new Set([...(label?.number ? numberVariants(label.number) : []), ...numberVariants(number)])];
   return {
     nameKey: name,
+    nameIsSentence: isSentence(name),
     altNameKeys: [...new Set([...cardAltNames, ...(labelName ? [labelName] : []), ...(nameKey ? [nameKey] : [])].filter((k) => k !== name))],
     textWords: [...new Set([...cardWords, ...(label?.words ?? [])])],
     numberKeys,

@@ -10,7 +10,7 @@ import { categoryOf, displaySet } from '../catalog/catalog-record';
 import type { CandidateCard } from '../identification/candidate';
 import type { FingerprintIndex } from '../identification/fingerprint-index';
 import { chooseParallel, scoreCandidate, type ChosenParallel, type ScoredCandidate } from '../identification/rank';
-import { isSentence, readEvidence, type Evidence, type ReadEvidence } from '../identification/read-evidence';
+import { readEvidence, type Evidence, type ReadEvidence } from '../identification/read-evidence';
 
 export interface Identification {
   name: string;
@@ -179,7 +179,7 @@ function supported(best: ScoredCandidate, read: ReadEvidence, uniqueName: boolea
   if (nameOk && (best.numberMatch || contextOk)) return null;
   // No usable title (generic, unreadable, or a sentence of flavour text read where no title line was found): the
   // number with the set's denominator, or with year and publisher, still pins the card down.
-  const noTitle = !read.nameKey || isSentence(read.nameKey);
+  const noTitle = !read.nameKey || read.nameIsSentence;
   if (noTitle && best.numberMatch && ((e.denominator ?? 0) > 0 || contextOk)) return null;
   // Only a title was read (no number, year or publisher): a name that exactly one catalog card carries is
   // still that card; a name many cards share is not enough.
