@@ -100,4 +100,13 @@ describe('real photographs (committed fixtures)', () => {
     expect(a.grading.defects).toEqual([]);
     expect(a.sides.front.support.notAssessed.corners).toMatch(/pixels per mm|blurred/);
   }, 60_000);
+
+  it('a recent Pokemon card whose number the line finder joins to the boxes beside it: the bottom strip is read for it', async () => {
+    // `G [PAL EN] 132/193`: the boxes, in the other polarity, spoil the joined line's crop. Tesseract's own layout of
+    // the strip reads the number under one of its two page modes, and both readings are passed on.
+    const a = await engine().analyzeCard({ front: readRealImage(fixture('localvin-honchkrow').front)! }, { evidence: true });
+    const e = a.evidence!;
+    expect(e.titleText).toBe('Honchkrow');
+    expect([e.numberText, ...e.numberAlternatives]).toContain('132/193');
+  }, 60_000);
 });

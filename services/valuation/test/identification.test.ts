@@ -10,7 +10,7 @@ import { readEvidence, readHolderLabel, type Evidence } from '../src/identificat
 import { candidateShares } from '../src/use-cases/identify-card';
 import { FINGERPRINT_DIMS } from '../src/service';
 
-const evidence = (e: Partial<Evidence>): Evidence => ({ titleText: '', numberText: '', serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', holderLabelText: [], ...e });
+const evidence = (e: Partial<Evidence>): Evidence => ({ titleText: '', numberText: '', numberAlternatives: [], serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', holderLabelText: [], ...e });
 
 const card = (c: Partial<CandidateCard>): CandidateCard => ({
   id: 'x', game: 'baseball', name: 'Ken Griffey Jr.', subject: 'Ken Griffey Jr.', setName: 'Base', release: '1989 Upper Deck Baseball', year: 1989,
@@ -43,6 +43,16 @@ describe('readEvidence', () => {
   it('turns digit look-alikes into digits beside digits (HO05 -> H005)', () => {
     expect(readEvidence(evidence({ numberText: 'HO05/144' })).numberKeys).toContain('h5');
     expect(readEvidence(evidence({ numberText: '#1O2' })).numberKeys).toContain('102');
+  });
+  it("keeps each reading of the number with its own denominator, the number as read first", () => {
+    const read = readEvidence(evidence({ numberText: '435/703', numberAlternatives: ['132/193', '#12'] }));
+    expect(read.numberReadings).toEqual([
+      { keys: ['435'], denominator: 703 },
+      { keys: ['132'], denominator: 193 },
+      { keys: ['12'], denominator: null },
+    ]);
+    expect(read).toMatchObject({ number: '435', denominator: 703 });
+    expect(read.numberKeys).toEqual(['435', '132', '12']);
   });
   it('drops generic words and OCR noise read in the title position, keeping other lines as stand-ins', () => {
     expect(readEvidence(evidence({ titleText: 'OUTFIELD' })).nameKey).toBe('');
@@ -112,6 +122,14 @@ describe('scoreCandidate', () => {
     const insert = scoreCandidate(withSubset, card({ id: 'y', setName: 'Star Rookie' }), null);
     expect(insert.score).toBeGreaterThan(base.score);
     expect(scoreCandidate(read, card({ id: 'y', setName: 'Star Rookie' }), null).explain.subset).toBe(-1);
+  });
+  it('the number and its denominator vote on the reading that agrees with the card best', () => {
+    const twoWays = readEvidence(evidence({ titleText: 'Honchkrow', numberText: '435/703', numberAlternatives: ['132/193'] }));
+    const honchkrow = card({ game: 'pokemon', name: 'Honchkrow', nameKey: 'honchkrow', number: '132', numberKey: '132', setOfficialCount: 193, release: null });
+    const s = scoreCandidate(twoWays, honchkrow, null);
+    expect(s.explain).toMatchObject({ number: 3, denominator: 1.5 });
+    expect(s.numberMatch).toBe(true);
+    expect(scoreCandidate(twoWays, { ...honchkrow, numberKey: '131' }, null).explain).toMatchObject({ number: 0.8, denominator: 1.5 });
   });
   it('a reference fingerprint votes by its cosine', () => {
     expect(scoreCandidate(read, card({}), 1).explain.fingerprint).toBeCloseTo(3, 6);

@@ -77,6 +77,17 @@ describe('real photographs against the Pokemon catalog', () => {
     expect(result.confidence).toBeLessThan(0.8);
   });
 
+  it.each([
+    ['localvin-honchkrow', 'sv02-132'],
+    ['localvin-slakoth', 'sv02-160'],
+    // The title reads `5 Paldenn Taurds`: it resembles the name (0.39) and no other candidate's more.
+    ['localvin-paldean-tauros', 'sv02-028'],
+  ])("%s is identified as %s by the number row read with tesseract's own layout, where the line finder joined it to the boxes beside it", (id, cardId) => {
+    const result = identified.get(id)!;
+    expect(result.cardId).toBe(cardId);
+    expect(result.explain).toMatchObject({ number: 3, denominator: 1.5 });
+  });
+
   it('never names a wrong card: each photo gets its own card, or says that no card agrees with what was read', () => {
     for (const photo of photos) {
       const result = identified.get(photo.id)!;

@@ -24,7 +24,7 @@ const fixtures = fileURLToPath(new URL('./fixtures/catalog', import.meta.url));
 const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
 const DAY = 86_400_000;
 const evidence = (e: Partial<commonV1.IdentificationEvidence>): commonV1.IdentificationEvidence => ({
-  titleText: '', numberText: '', serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', holderLabelText: [], ...e,
+  titleText: '', numberText: '', numberAlternatives: [], serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', holderLabelText: [], ...e,
 });
 
 function record(i: number, cardId: string, priceCents: number, daysAgo: number, graded?: { grader: string; grade: number }, source = 'test-feed'): valuationEventsV1.SalesRecord {
@@ -117,6 +117,23 @@ function suite(mode: 'pglite' | 'postgres') {
     expect(r.identification).toEqual({ name: 'Charizard', subject: 'Charizard', category: 'Pokemon', year: '1999', set: 'Base Set', number: '4/102', parallel: '', printRun: '' });
     expect(r.confidence).toBeGreaterThan(0.8);
     expect(r.candidates.every((c) => c.cardId !== 'base1-4')).toBe(true);
+  });
+
+  it('keeps the reading of the number that agrees with the catalog where the number row read two ways', async () => {
+    const r = await call('identifyCard', { evidence: evidence({ titleText: 'Charizard', numberText: '7/702', numberAlternatives: ['4/102'], copyrightText: '©1999 Wizards' }) });
+    expect(r.cardId).toBe('base1-4');
+    expect(r.identification.number).toBe('4/102');
+    expect(r.confidence).toBeGreaterThan(0.8);
+  });
+
+  it('a number with its set total identifies a card whose title was misread, unless the title names another card', async () => {
+    // `Gharizarb` resembles Charizard (trigram similarity 0.33) and no other candidate more.
+    const misread = await call('identifyCard', { evidence: evidence({ titleText: 'Gharizarb', numberText: '4/102' }) });
+    expect(misread).toMatchObject({ inCatalog: true, cardId: 'base1-4' });
+    // A clean `Pikachu` over Charizard's number: the title names Pikachu, so the number alone claims nothing.
+    const conflicting = await call('identifyCard', { evidence: evidence({ titleText: 'Pikachu', numberText: '4/102' }) });
+    expect(conflicting.inCatalog).toBe(false);
+    expect(conflicting.confidence).toBeLessThan(0.5);
   });
 
   it('reads a numbered parallel from the serial numbering, finish and border colour', async () => {

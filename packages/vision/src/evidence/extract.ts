@@ -7,6 +7,7 @@ import { finishCues, type FinishCue } from './cues';
 import { finishFeatures, type FinishFeatures } from './finish';
 import { fingerprint } from './fingerprint';
 import type { OcrPool } from './ocr';
+import { looksLikeTcgCard, readNumberRow } from './numberRow';
 import { readSide, type SideText } from './readCard';
 import { readSlabLabel } from './slabLabel';
 
@@ -15,6 +16,8 @@ export interface IdentificationEvidence {
   titleText: string;
   /** OCR of the card number, e.g. `4/102` or `#810`. */
   numberText: string;
+  /** Other readings of the number, where the bottom strip read differently under another page layout (numberRow.ts). */
+  numberAlternatives: string[];
   /** OCR of a serial numbering stamp, e.g. `023/199`. */
   serialText: string;
   /** OCR of the copyright / set line, e.g. `©1999 Wizards`. */
@@ -94,7 +97,7 @@ export async function extractEvidence(
   let backUpsideDown = false;
   let ocrFront = 0;
   let ocrBack = 0;
-  const fields = { titleText: '', numberText: '', serialText: '', copyrightText: '', otherText: [] as string[], holderLabelText: [] as string[] };
+  const fields = { titleText: '', numberText: '', numberAlternatives: [] as string[], serialText: '', copyrightText: '', otherText: [] as string[], holderLabelText: [] as string[] };
   // The label is read on the OCR pool's other workers while the front is.
   const labelReading = ocr && options.slabLabel ? readSlabLabel(options.slabLabel, ocr) : Promise.resolve([]);
   labelReading.catch(() => undefined);
@@ -121,6 +124,14 @@ export async function extractEvidence(
       if (!fields.copyrightText) fields.copyrightText = b.text.copyrightText;
       if (!fields.serialText) fields.serialText = b.text.serialText;
       fields.otherText.push(...b.text.otherText);
+    }
+    // A card game card's number the lines did not give: its bottom strip, read with tesseract's own layout.
+    if (!fields.numberText && looksLikeTcgCard([fields.titleText, fields.copyrightText, ...text.lines.map((l) => l.text)])) {
+      t = performance.now();
+      const [first, ...others] = await readNumberRow(front, ocr);
+      ocrFront += performance.now() - t;
+      fields.numberText = first ?? '';
+      fields.numberAlternatives = others;
     }
   }
   fields.holderLabelText = await labelReading;

@@ -160,6 +160,7 @@ export function valuationGrpcService(deps: ValuationGrpcDeps): GrpcService {
       const result = await identifyCard(deps, {
         titleText: e?.titleText ?? '',
         numberText: e?.numberText ?? '',
+        numberAlternatives: e?.numberAlternatives ?? [],
         serialText: e?.serialText ?? '',
         copyrightText: e?.copyrightText ?? '',
         fingerprint: e?.fingerprint ?? [],

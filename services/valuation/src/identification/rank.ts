@@ -85,16 +85,22 @@ export function scoreCandidate(read: ReadEvidence, card: CandidateCard, referenc
   for (const alt of read.altNameKeys) altSimilarity = Math.max(altSimilarity, 0.85 * windowSimilarity(card.nameKey, alt));
   const nameSimilarity = Math.max(titleSimilarity, altSimilarity);
   if (read.nameKey || altSimilarity >= 0.5) explain.name = 5 * nameSimilarity;
+  // The number and its denominator are scored together on the reading that agrees with the card best.
   let numberMatch = false;
-  if (read.numberKeys.length > 0) {
-    numberMatch = read.numberKeys.includes(card.numberKey);
+  let bestReading: { number: number; denominator?: number } | null = null;
+  for (const reading of read.numberReadings) {
+    const match = reading.keys.includes(card.numberKey);
     // One OCR slip in a longer number still half counts; in a one- or two-character number it is another number.
-    const near = read.numberKeys.some((k) => k.length >= 3 && editDistanceAtMostOne(k, card.numberKey));
-    explain.number = numberMatch ? 3 : near ? 0.8 : -1.5;
+    const near = reading.keys.some((k) => k.length >= 3 && editDistanceAtMostOne(k, card.numberKey));
+    const terms: { number: number; denominator?: number } = { number: match ? 3 : near ? 0.8 : -1.5 };
+    if (reading.denominator !== null && card.setOfficialCount !== null) terms.denominator = reading.denominator === card.setOfficialCount ? 1.5 : -1;
+    const total = (t: typeof terms): number => t.number + (t.denominator ?? 0);
+    if (!bestReading || total(terms) > total(bestReading)) {
+      bestReading = terms;
+      numberMatch = match;
+    }
   }
-  if (read.denominator !== null && card.setOfficialCount !== null) {
-    explain.denominator = read.denominator === card.setOfficialCount ? 1.5 : -1;
-  }
+  if (bestReading) Object.assign(explain, bestReading);
   if (read.year !== null && card.year !== null) {
     const off = Math.abs(read.year - card.year);
     // A copyright year one off the release year is common (cards printed late in a season, or early).

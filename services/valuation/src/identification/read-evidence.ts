@@ -5,6 +5,8 @@ import { numberKey, textKey } from '../catalog/text-keys';
 export interface Evidence {
   titleText: string;
   numberText: string;
+  /** Other readings of the number (another OCR layout's), best first. */
+  numberAlternatives: string[];
   serialText: string;
   copyrightText: string;
   fingerprint: number[];
@@ -15,6 +17,13 @@ export interface Evidence {
   holderLabelText: string[];
 }
 
+export interface NumberReading {
+  /** The reading's number keys, OCR confusions included (numberVariants). */
+  keys: string[];
+  /** Its printed denominator (`132/193` -> 193), when it has one. */
+  denominator: number | null;
+}
+
 export interface ReadEvidence {
   /** Normalised title, '' when nothing was read or the title line holds a generic word (`CATCHER`). */
   nameKey: string;
@@ -22,8 +31,13 @@ export interface ReadEvidence {
   nameIsSentence: boolean;
   /** Other text lines that could be the title when the title line misread (normalised, 4-40 characters). */
   altNameKeys: string[];
-  /** Number keys to look up: the number as read plus common OCR confusions (O/0, I/1, S/5, B/8). */
+  /** Number keys to look up: every reading's (numberReadings), the number as read plus common OCR confusions. */
   numberKeys: string[];
+  /**
+   * Each reading of the number with its denominator, the number as read first (with a slab label's number beside
+   * it), then the alternatives: a candidate is scored on the reading that agrees with it best.
+   */
+  numberReadings: NumberReading[];
   /** The number as read, display form without denominator (e.g. `4`, `TG05`, `810`). */
   number: string;
   /** Printed denominator of `4/102`, when present. */
@@ -139,21 +153,20 @@ function isSentence(nameKey: string): boolean {
   return nameKey.split(' ').length > MAX_TITLE_WORDS;
 }
 
-export function readEvidence(evidence: Evidence): ReadEvidence {
-  const numberText = evidence.numberText.trim();
-  let number: string;
-  let denominator: number | null = null;
+/** A number as printed: `4/102` -> 4 over 102, `#810` -> 810, `TG05/TG30` -> TG05 (a lettered total is no count). */
+function parseNumber(text: string): { number: string; denominator: number | null } {
+  const numberText = text.trim();
   const fraction = /([A-Za-z]{0,4}\s*[0-9OoIlSB]{1,4}[a-z]?)\s*\/\s*([A-Za-z]{0,4}\s*\d{1,4})/.exec(numberText);
-  const hash = /(?:#|No\.?)\s*([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)/.exec(numberText);
   if (fraction) {
-    number = fraction[1]!.replace(/\s+/g, '');
     const den = /\d+/.exec(fraction[2]!)?.[0];
-    denominator = den && /^\d+$/.test(fraction[2]!.trim()) ? Number(den) : null;
-  } else if (hash) {
-    number = hash[1]!;
-  } else {
-    number = numberText.replace(/[^A-Za-z0-9-]/g, '');
+    return { number: fraction[1]!.replace(/\s+/g, ''), denominator: den && /^\d+$/.test(fraction[2]!.trim()) ? Number(den) : null };
   }
+  const hash = /(?:#|No\.?)\s*([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)/.exec(numberText);
+  return { number: hash ? hash[1]! : numberText.replace(/[^A-Za-z0-9-]/g, ''), denominator: null };
+}
+
+export function readEvidence(evidence: Evidence): ReadEvidence {
+  const { number, denominator } = parseNumber(evidence.numberText);
   const copyright = evidence.copyrightText;
   const yearMatch = /(?:19[4-9]\d|20[0-4]\d)/.exec(copyright);
   const year = yearMatch ? Number(yearMatch[0]) : null;
@@ -180,13 +193,16 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   // label's name leads then, and the sentence stays a candidate beside it.
   const titleIsSentence = isSentence(nameKey);
   const name = labelName && (!nameKey || titleIsSentence) ? labelName : nameKey;
-  const numberKeys = [...new Set([...(label?.number ? numberVariants(label.number) : []), ...numberVariants(number)])];
+  const asRead = { keys: [...new Set([...(label?.number ? numberVariants(label.number) : []), ...numberVariants(number)])], denominator };
+  const alternatives = evidence.numberAlternatives.map(parseNumber).map((n) => ({ keys: numberVariants(n.number), denominator: n.denominator })).filter((n) => n.keys.length > 0);
+  const numberReadings = asRead.keys.length > 0 ? [asRead, ...alternatives] : alternatives;
   return {
     nameKey: name,
     nameIsSentence: isSentence(name),
     altNameKeys: [...new Set([...cardAltNames, ...(labelName ? [labelName] : []), ...(nameKey ? [nameKey] : [])].filter((k) => k !== name))],
     textWords: [...new Set([...cardWords, ...(label?.words ?? [])])],
-    numberKeys,
+    numberKeys: [...new Set(numberReadings.flatMap((n) => n.keys))],
+    numberReadings,
     number: number || label?.number || '',
     denominator,
     year: year ?? label?.year ?? null,

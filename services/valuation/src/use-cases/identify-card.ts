@@ -59,10 +59,9 @@ export const COLUMNS = `id, game, name, subject, set_name, release, year, number
   name_key, number_key, brand_key`;
 
 // One round trip, three index-backed branches:
-// - the number as read (B-tree on number_key, year), within ±1 year of the copyright year when one was read
-//   (a common number like #1 has 1,400 cards; one year narrows that to a few dozen) and with the Pokemon set's
-//   denominator when one was read, ordered by how well the rest agrees (title, other text lines, year,
-//   publisher);
+// - every reading of the number (B-tree on number_key, year), within ±1 year of the copyright year when one was
+//   read (a common number like #1 has 1,400 cards; one year narrows that to a few dozen) and with a Pokemon set's
+//   denominator read with it, ordered by how well the rest agrees (title, other text lines, year, publisher);
 // - the title exactly as normalised (B-tree on name_key, year; most OCR'd titles are exact), nearest years first;
 // - only when no name matched exactly: fuzzy names by trigram similarity (`%`, GIN), best first.
 // pg_trgm lives in the valuation schema, hence the qualified functions and operator.
@@ -75,13 +74,13 @@ WITH exact AS (
 (SELECT ${COLUMNS} FROM valuation.catalog_cards
   WHERE number_key = ANY($2::text[])
     AND ($3::int IS NULL OR year BETWEEN $3::int - 1 AND $3::int + 1)
-    AND ($6::int IS NULL OR set_official_count IS NULL OR set_official_count = $6::int)
+    AND (cardinality($6::int[]) = 0 OR set_official_count IS NULL OR set_official_count = ANY($6::int[]))
   ORDER BY valuation.similarity(name_key, $1)
          -- word_similarity finds the name inside a longer line; it is costly, so only on the year-narrowed rows.
          + 0.8 * CASE WHEN $3::int IS NULL THEN valuation.similarity(name_key, $4) ELSE valuation.word_similarity(name_key, $4) END
          + CASE WHEN year = $3::int THEN 0.3 ELSE 0 END
          + CASE WHEN brand_key = $5 THEN 0.3 ELSE 0 END
-         + CASE WHEN set_official_count = $6::int THEN 0.5 ELSE 0 END DESC
+         + CASE WHEN set_official_count = ANY($6::int[]) THEN 0.5 ELSE 0 END DESC
   LIMIT ${PER_BRANCH})
 UNION ALL
 (SELECT * FROM exact)
@@ -118,7 +117,7 @@ async function retrieve(prisma: PrismaClient, read: ReadEvidence, extraIds: stri
     read.year,
     read.altNameKeys.join(' '),
     read.brandKey,
-    read.denominator,
+    [...new Set(read.numberReadings.flatMap((n) => (n.denominator === null ? [] : [n.denominator])))],
   );
   if (extraIds.length > 0) {
     rows.push(...(await prisma.$queryRawUnsafe<CandidateRow[]>(`SELECT ${COLUMNS} FROM valuation.catalog_cards WHERE id = ANY($1::text[])`, extraIds)));
@@ -168,21 +167,30 @@ function identificationFromEvidence(evidence: Evidence, read: ReadEvidence): Ide
   };
 }
 
+/** Trigram similarity of a misread title to the name it still resembles (`paldenn taurds` / `paldean tauros` 0.43). */
+const RESEMBLING_NAME = 0.3;
+
 /**
  * A match needs the name to agree (trigram similarity ≥ 0.45) and the number (or, without a readable number,
- * the year and publisher together); a number-only match needs the Pokemon denominator or the year to agree.
+ * the year and publisher together); a match on the number needs the Pokemon denominator or the year and publisher
+ * to agree, and a title that is absent or resembles this card's name more than any other candidate's.
  */
-function supported(best: ScoredCandidate, read: ReadEvidence, uniqueName: boolean): string | null {
+function supported(best: ScoredCandidate, read: ReadEvidence, scored: readonly ScoredCandidate[]): string | null {
   const e = best.explain;
   const nameOk = best.nameSimilarity >= 0.45;
   const contextOk = (e.year ?? 0) >= 1.5 && (e.brand ?? 0) > 0;
   if (nameOk && (best.numberMatch || contextOk)) return null;
-  // No usable title (generic, unreadable, or a sentence of flavour text read where no title line was found): the
-  // number with the set's denominator, or with year and publisher, still pins the card down.
+  // The number with the set's denominator, or with year and publisher, pins the card down: enough where no title
+  // was read (generic, unreadable, or a sentence of flavour text read where no title line was found), and where
+  // the title is misread but still resembles this card's name (`Paldenn Taurds`) more than any other candidate's
+  // (a title `Pikachu` over a number misread as Raichu's is Pikachu's title, whatever the number says).
   const noTitle = !read.nameKey || read.nameIsSentence;
-  if (noTitle && best.numberMatch && ((e.denominator ?? 0) > 0 || contextOk)) return null;
+  const pinnedByNumber = best.numberMatch && ((e.denominator ?? 0) > 0 || contextOk);
+  const resembles = best.nameSimilarity >= RESEMBLING_NAME && !scored.some((s) => s.card.nameKey !== best.card.nameKey && s.nameSimilarity > best.nameSimilarity);
+  if (pinnedByNumber && (noTitle || resembles)) return null;
   // Only a title was read (no number, year or publisher): a name that exactly one catalog card carries is
   // still that card; a name many cards share is not enough.
+  const uniqueName = scored.filter((s) => s.card.nameKey === best.card.nameKey).length === 1;
   if (best.nameSimilarity >= 0.9 && read.numberKeys.length === 0 && read.year === null && uniqueName) return null;
   if (!read.nameKey && read.numberKeys.length === 0) return 'no title or number could be read';
   return 'no catalog card agrees with the title and number read';
@@ -202,8 +210,7 @@ export async function identifyCard(
   const shares = candidateShares(scored.slice(0, CANDIDATES_KEPT).map((s) => s.score));
   const candidates = scored.slice(0, CANDIDATES_KEPT).map((s, i) => ({ cardId: s.card.id, identification: identificationOf(s.card, chooseParallel(read, s.card)), score: shares[i]! }));
   const best = scored[0];
-  const uniqueName = best !== undefined && scored.filter((s) => s.card.nameKey === best.card.nameKey).length === 1;
-  const reason = best ? supported(best, read, uniqueName) : read.nameKey || read.numberKeys.length > 0 ? 'no catalog card agrees with the title and number read' : 'no title or number could be read';
+  const reason = best ? supported(best, read, scored) : read.nameKey || read.numberKeys.length > 0 ? 'no catalog card agrees with the title and number read' : 'no title or number could be read';
   if (!best || reason !== null) {
     // Not claimed: the candidates are what the evidence resembled, none of them as likely as a match.
     const confidence = Math.min(0.3, 0.1 + 0.2 * (best?.nameSimilarity ?? 0));

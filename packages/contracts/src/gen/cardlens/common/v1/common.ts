@@ -383,6 +383,11 @@ export interface IdentificationEvidence {
    * the card was photographed in one; empty otherwise.
    */
   holderLabelText: string[];
+  /**
+   * Other readings of the card number, best first, where the number row read differently under another page
+   * layout; identification keeps the reading that agrees with the catalog. Empty when there is one reading.
+   */
+  numberAlternatives: string[];
 }
 
 /** The four sub-grades (1-10). Also used for per-sub-grade confidences (0-1). */
@@ -973,6 +978,7 @@ function createBaseIdentificationEvidence(): IdentificationEvidence {
     otherText: [],
     borderColor: "",
     holderLabelText: [],
+    numberAlternatives: [],
   };
 }
 
@@ -1008,6 +1014,9 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     }
     for (const v of message.holderLabelText) {
       writer.uint32(74).string(v!);
+    }
+    for (const v of message.numberAlternatives) {
+      writer.uint32(82).string(v!);
     }
     return writer;
   },
@@ -1107,6 +1116,14 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
             message.holderLabelText.push(reader.string());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.numberAlternatives.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1164,6 +1181,11 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
         : globalThis.Array.isArray(object?.holder_label_text)
         ? object.holder_label_text.map((e: any) => globalThis.String(e))
         : [],
+      numberAlternatives: globalThis.Array.isArray(object?.numberAlternatives)
+        ? object.numberAlternatives.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.number_alternatives)
+        ? object.number_alternatives.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1196,6 +1218,9 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     if (message.holderLabelText?.length) {
       obj.holderLabelText = message.holderLabelText;
     }
+    if (message.numberAlternatives?.length) {
+      obj.numberAlternatives = message.numberAlternatives;
+    }
     return obj;
   },
 
@@ -1213,6 +1238,7 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     message.otherText = object.otherText?.map((e) => e) || [];
     message.borderColor = object.borderColor ?? "";
     message.holderLabelText = object.holderLabelText?.map((e) => e) || [];
+    message.numberAlternatives = object.numberAlternatives?.map((e) => e) || [];
     return message;
   },
 };
