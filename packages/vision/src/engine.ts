@@ -28,7 +28,7 @@ import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
 import { isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-16';
+export const ENGINE_VERSION = 'cardlens-vision-17';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -238,7 +238,8 @@ function ofCardShapedOutline(found: { located: LocatedCard; detector: SideAnalys
 
 /**
  * Decodes the photo once and finds the card (locateOutline). Where the outline found is not a card's, or lies across
- * a photo of a card's proportions (liesAcrossCardShapedPhoto), the photo is cropped to the card (locateCroppedPhoto):
+ * a photo of a card's proportions (liesAcrossCardShapedPhoto) or spans it but stops short of its ends
+ * (stopsShortInCardShapedPhoto), the photo is cropped to the card (locateCroppedPhoto):
  * what was found is printed inside it. In any other photo the outline may be a holder's (a slab's walls): the card
  * is looked for inside it (cardWithinHolder). In a slab, the card is looked for inside its well too (cardOfSlab).
  * Where none of this gives a card's proportions, the photo is looked at once more with wide Hough votes
@@ -254,7 +255,7 @@ async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | und
     const cropped = assertCardFound(locateCroppedPhoto(photo));
     return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   }
-  if (isCardShapedOutline(found.located.quadPx) && !liesAcrossCardShapedPhoto(found.located)) return found.secondLook ? ofSecondLook(found.located) : ofCardShapedOutline(found);
+  if (isCardShapedOutline(found.located.quadPx) && !liesAcrossCardShapedPhoto(found.located) && !stopsShortInCardShapedPhoto(found.located)) return found.secondLook ? ofSecondLook(found.located) : ofCardShapedOutline(found);
   const cropped = locateCroppedPhoto(found.located);
   if (cropped) return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   const within = cardWithinHolder(found.located);
@@ -289,6 +290,33 @@ function liesAcrossCardShapedPhoto(located: LocatedCard): boolean {
   const longAcross = photoIsPortrait ? (dx1 + dx2) / 2 : (dy1 + dy2) / 2;
   const longAlong = photoIsPortrait ? (dy1 + dy2) / 2 : (dx1 + dx2) / 2;
   return longAcross > longAlong && longAcross >= ACROSS_PHOTO_MIN_SHARE * Math.min(width, height);
+}
+
+/**
+ * How much wider than the photo (short over long side, as a ratio) a card-shaped outline spanning the short side of
+ * a photo of a card's proportions (ACROSS_PHOTO_MIN_SHARE) is, at least, for it to be taken for the card cut short
+ * along its length rather than the card. On the real set, a silver-bordered Glaceon photographed cropped to the card
+ * (0.70) was outlined from its top down to the rule above its weakness row (0.79, 1.13 times the photo's). A card as
+ * wide as such a photo is about as long as it, so its outline is at most a few per cent wider (perspective).
+ */
+export const SHORT_OF_PHOTO_MIN_WIDENING = 1.05;
+
+/**
+ * Whether a card-shaped outline spans the short side of a photo of a card's proportions along its length, but stops
+ * short of its ends (SHORT_OF_PHOTO_MIN_WIDENING).
+ */
+function stopsShortInCardShapedPhoto(located: LocatedCard): boolean {
+  if (!hasCardProportions(located.info)) return false;
+  const { width, height } = located.info;
+  const [tl, tr, br, bl] = located.quadPx;
+  const span = (a: Quad[number], b: Quad[number]): number => Math.hypot(b[0] - a[0], b[1] - a[1]);
+  const short = (span(tl, tr) + span(bl, br)) / 2;
+  const long = (span(tl, bl) + span(tr, br)) / 2;
+  const photoShort = Math.min(width, height);
+  const photoLong = Math.max(width, height);
+  // Along the photo: its long sides run the photo's long way.
+  const alongPhoto = Math.abs(tl[1] - bl[1]) >= Math.abs(tl[0] - bl[0]) === height >= width;
+  return alongPhoto && short >= ACROSS_PHOTO_MIN_SHARE * photoShort && short / long >= SHORT_OF_PHOTO_MIN_WIDENING * (photoShort / photoLong);
 }
 
 /**

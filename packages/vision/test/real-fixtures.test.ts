@@ -87,6 +87,18 @@ describe('real photographs (committed fixtures)', () => {
     expect(a.grading.notAssessed).toEqual(expect.arrayContaining(['front_corners', 'front_edges']));
   }, 60_000);
 
+  it('localvin-glaceon (a photo cropped to the card): an outline spanning the photo but stopping at the rule above the weakness row is not taken; the card is the photo', async () => {
+    // The outline ran from the card's top down to the rule above its weakness row, 10 mm short of its bottom edge:
+    // 0.79 as wide as tall, in a photo of 0.70. Graded on it, the lower eighth of the card was never looked at.
+    const a = await analyse('localvin-glaceon');
+    const front = a.sides.front;
+    expect(front.detector).toBe('cropped-photo');
+    const [w, h] = [924, 1319];
+    const frame = [[0, 0], [w, 0], [w, h], [0, h]];
+    const offBy = (turn: number) => Math.max(...front.quadPx.map(([x, y], i) => Math.hypot(x - frame[(i + turn) % 4]![0]!, y - frame[(i + turn) % 4]![1]!)));
+    expect(Math.min(offBy(0), offBy(2))).toBeLessThan(1);
+  }, 60_000);
+
   it.each([
     ['tmikonen-dragon-whelp', 'an Alpha card on a patterned mat'],
     ['tmikonen-instill-energy', 'a card with its shadow on a beige cloth'],

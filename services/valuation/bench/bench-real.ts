@@ -18,6 +18,8 @@
  *                        all near-mint cards whose card was found, assessed or not; `bareSurfaceAssessed` the same
  *                        over near-mint cards out of any holder whose front surface was assessed, corners and edges
  *                        assessed or not (what a bare card's grade rests on when its outline cannot show its wear)
+ *   tightScans           the scans the manifest says are cropped tightly to the card (its notes): the share whose
+ *                        outline covers at least TIGHT_SCAN_MIN_COVER of the photo, the card's whole face
  *   centering            |engine share - hand-measured share| in points, median and p90, over both axes of the
  *                        sides whose centering the engine assessed (`n` sides); `notAssessed` counts the hand-measured
  *                        sides where it said it could not measure
@@ -34,6 +36,12 @@ import { FingerprintIndex } from '../src/identification/fingerprint-index';
 import { identifyCard, type IdentifyResult } from '../src/use-cases/identify-card';
 import { openCatalog } from './catalog';
 import { evidenceOf } from './evidence';
+
+/**
+ * Share of a tightly cropped scan's area its outline must cover to be the card's: a card-shaped outline that stops
+ * short along the card's length, or follows its printed frame inside the border, covers 0.8-0.9.
+ */
+const TIGHT_SCAN_MIN_COVER = 0.93;
 
 const FILTER = process.env.BENCH_REAL_FILTER ? new RegExp(process.env.BENCH_REAL_FILTER) : undefined;
 const IDENTIFY = process.env.BENCH_REAL_IDENTIFY !== '0';
@@ -173,6 +181,13 @@ async function main(): Promise<void> {
     }
   }
   const ms = rows.filter((r) => r.analysis).map((r) => r.ms);
+  // Scans the manifest says are cropped tightly to the card: the card is the photo, so its outline should cover it.
+  const tightScans = rows.filter((r) => /tightly cropped scan/.test(r.card.notes ?? '') && r.analysis);
+  const coversPhoto = (r: Row): boolean => {
+    const { quadPx, imageSize } = r.analysis!.sides.front;
+    const area = Math.abs(quadPx.reduce((a, p, i) => a + p[0] * quadPx[(i + 1) % 4]![1] - quadPx[(i + 1) % 4]![0] * p[1], 0)) / 2;
+    return area >= TIGHT_SCAN_MIN_COVER * imageSize.width * imageSize.height;
+  };
 
   // ---- per-photo table ----
   mkdirSync(OUT_DIR, { recursive: true });
@@ -228,6 +243,7 @@ async function main(): Promise<void> {
         medianFalseDefects: round(quantile(slabNearMint.map((r) => r.analysis!.grading.defects.length), 0.5), 2),
       },
     },
+    tightScans: { n: tightScans.length, outlineCoversPhoto: rate(tightScans.filter(coversPhoto).length, tightScans.length) },
     centering: { n: centeringSides, notAssessed: centeringNotAssessed, medianError: round(quantile(centeringErrors, 0.5), 2), p90Error: round(quantile(centeringErrors, 0.9), 2) },
     msPerCardP50: round(quantile(ms, 0.5), 0),
   };
