@@ -315,7 +315,7 @@ function stopsShortInCardShapedPhoto(located: LocatedCard): boolean {
   const photoShort = Math.min(width, height);
   const photoLong = Math.max(width, height);
   // Along the photo: its long sides run the photo's long way.
-  const alongPhoto = Math.abs(tl[1] - bl[1]) >= Math.abs(tl[0] - bl[0]) === height >= width;
+  const alongPhoto = (Math.abs(tl[1] - bl[1]) >= Math.abs(tl[0] - bl[0])) === (height >= width);
   return alongPhoto && short >= ACROSS_PHOTO_MIN_SHARE * photoShort && short / long >= SHORT_OF_PHOTO_MIN_WIDENING * (photoShort / photoLong);
 }
 

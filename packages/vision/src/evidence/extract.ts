@@ -6,8 +6,8 @@ import { borderColour } from './borderColour';
 import { finishCues, type FinishCue } from './cues';
 import { finishFeatures, type FinishFeatures } from './finish';
 import { fingerprint } from './fingerprint';
-import type { OcrPool } from './ocr';
 import { looksLikeTcgCard, readNumberRow } from './numberRow';
+import type { OcrPool } from './ocr';
 import { readSide, type SideText } from './readCard';
 import { readSlabLabel } from './slabLabel';
 

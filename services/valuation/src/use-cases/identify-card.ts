@@ -167,7 +167,7 @@ function identificationFromEvidence(evidence: Evidence, read: ReadEvidence): Ide
   };
 }
 
-/** Trigram similarity of a misread title to the name it still resembles (`paldenn taurds` / `paldean tauros` 0.43). */
+/** Trigram similarity of a misread title to the name it still resembles (`5 paldenn taurds` / `paldean tauros` 0.39). */
 const RESEMBLING_NAME = 0.3;
 
 /**
