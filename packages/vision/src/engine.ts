@@ -238,8 +238,8 @@ function ofCardShapedOutline(found: { located: LocatedCard; detector: SideAnalys
 
 /**
  * Decodes the photo once and finds the card (locateOutline). Where the outline found is not a card's, or lies across
- * a photo of a card's proportions (liesAcrossCardShapedPhoto) or spans it but stops short of its ends
- * (stopsShortInCardShapedPhoto), the photo is cropped to the card (locateCroppedPhoto):
+ * a photo of a card's proportions or spans it but stops short of its ends (isPartOfCardInCardShapedPhoto), the
+ * photo is cropped to the card (locateCroppedPhoto):
  * what was found is printed inside it. In any other photo the outline may be a holder's (a slab's walls): the card
  * is looked for inside it (cardWithinHolder). In a slab, the card is looked for inside its well too (cardOfSlab).
  * Where none of this gives a card's proportions, the photo is looked at once more with wide Hough votes
@@ -255,7 +255,7 @@ async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | und
     const cropped = assertCardFound(locateCroppedPhoto(photo));
     return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   }
-  if (isCardShapedOutline(found.located.quadPx) && !liesAcrossCardShapedPhoto(found.located) && !stopsShortInCardShapedPhoto(found.located)) return found.secondLook ? ofSecondLook(found.located) : ofCardShapedOutline(found);
+  if (isCardShapedOutline(found.located.quadPx) && !isPartOfCardInCardShapedPhoto(found.located)) return found.secondLook ? ofSecondLook(found.located) : ofCardShapedOutline(found);
   const cropped = locateCroppedPhoto(found.located);
   if (cropped) return { located: cropped, detector: 'cropped-photo', slab: slabBeside(cropped) };
   const within = cardWithinHolder(found.located);
@@ -277,21 +277,6 @@ async function locateWithFallback(bytes: Uint8Array, runtime: ModelRuntime | und
  */
 export const ACROSS_PHOTO_MIN_SHARE = 0.85;
 
-/** Whether a card-shaped outline lies across a photo of a card's proportions, spanning its short side (ACROSS_PHOTO_MIN_SHARE). */
-function liesAcrossCardShapedPhoto(located: LocatedCard): boolean {
-  if (!hasCardProportions(located.info)) return false;
-  const { width, height } = located.info;
-  // The card's long sides run TL -> BL and TR -> BR.
-  const [tl, tr, br, bl] = located.quadPx;
-  const along = (a: Quad[number], b: Quad[number]): [number, number] => [Math.abs(b[0] - a[0]), Math.abs(b[1] - a[1])];
-  const [dx1, dy1] = along(tl, bl);
-  const [dx2, dy2] = along(tr, br);
-  const photoIsPortrait = height >= width;
-  const longAcross = photoIsPortrait ? (dx1 + dx2) / 2 : (dy1 + dy2) / 2;
-  const longAlong = photoIsPortrait ? (dy1 + dy2) / 2 : (dx1 + dx2) / 2;
-  return longAcross > longAlong && longAcross >= ACROSS_PHOTO_MIN_SHARE * Math.min(width, height);
-}
-
 /**
  * How much wider than the photo (short over long side, as a ratio) a card-shaped outline spanning the short side of
  * a photo of a card's proportions (ACROSS_PHOTO_MIN_SHARE) is, at least, for it to be taken for the card cut short
@@ -302,21 +287,29 @@ function liesAcrossCardShapedPhoto(located: LocatedCard): boolean {
 export const SHORT_OF_PHOTO_MIN_WIDENING = 1.05;
 
 /**
- * Whether a card-shaped outline spans the short side of a photo of a card's proportions along its length, but stops
- * short of its ends (SHORT_OF_PHOTO_MIN_WIDENING).
+ * Whether a card-shaped outline in a photo of a card's proportions is part of the card the photo is cropped to: it
+ * lies across the photo, its long side spanning the photo's short side (ACROSS_PHOTO_MIN_SHARE), or it lies along
+ * the photo spanning its short side but stops short of its ends (SHORT_OF_PHOTO_MIN_WIDENING).
  */
-function stopsShortInCardShapedPhoto(located: LocatedCard): boolean {
+function isPartOfCardInCardShapedPhoto(located: LocatedCard): boolean {
   if (!hasCardProportions(located.info)) return false;
   const { width, height } = located.info;
+  const photoShort = Math.min(width, height);
+  // The card's long sides run TL -> BL and TR -> BR: their extent across the photo's long way and along it.
   const [tl, tr, br, bl] = located.quadPx;
+  const photoIsPortrait = height >= width;
+  const extent = (a: Quad[number], b: Quad[number]): [number, number] => {
+    const [dx, dy] = [Math.abs(b[0] - a[0]), Math.abs(b[1] - a[1])];
+    return photoIsPortrait ? [dx, dy] : [dy, dx];
+  };
+  const [across1, along1] = extent(tl, bl);
+  const [across2, along2] = extent(tr, br);
+  const longAcross = (across1 + across2) / 2;
+  const longAlong = (along1 + along2) / 2;
+  if (longAcross > longAlong) return longAcross >= ACROSS_PHOTO_MIN_SHARE * photoShort;
   const span = (a: Quad[number], b: Quad[number]): number => Math.hypot(b[0] - a[0], b[1] - a[1]);
   const short = (span(tl, tr) + span(bl, br)) / 2;
-  const long = (span(tl, bl) + span(tr, br)) / 2;
-  const photoShort = Math.min(width, height);
-  const photoLong = Math.max(width, height);
-  // Along the photo: its long sides run the photo's long way.
-  const alongPhoto = (Math.abs(tl[1] - bl[1]) >= Math.abs(tl[0] - bl[0])) === (height >= width);
-  return alongPhoto && short >= ACROSS_PHOTO_MIN_SHARE * photoShort && short / long >= SHORT_OF_PHOTO_MIN_WIDENING * (photoShort / photoLong);
+  return short >= ACROSS_PHOTO_MIN_SHARE * photoShort && outlineAspect(located.quadPx) >= SHORT_OF_PHOTO_MIN_WIDENING * (photoShort / Math.max(width, height));
 }
 
 /**

@@ -16,3 +16,4 @@ export { IMAGE_LIMITS } from './image/decode';
 export { PHOTO_SUPPORT_LIMITS, type PhotoSupport } from './photo-support';
 export { renderOverlay, type OverlayInput } from './overlay';
 export { FINGERPRINT_DIMS } from './evidence/fingerprint';
+export { quadArea } from './geometry/quad';

@@ -30,7 +30,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AppError } from '@cardlens/errors';
-import { createCardEngine, PHOTO_SUPPORT_LIMITS, type CardAnalysis } from '@cardlens/vision';
+import { createCardEngine, PHOTO_SUPPORT_LIMITS, quadArea, type CardAnalysis } from '@cardlens/vision';
 import { isNearMint, loadRealSet, readRealImage, REAL_SET_DIR, type RealCard } from '@cardlens/vision/real-set';
 import { FingerprintIndex } from '../src/identification/fingerprint-index';
 import { identifyCard, type IdentifyResult } from '../src/use-cases/identify-card';
@@ -185,8 +185,7 @@ async function main(): Promise<void> {
   const tightScans = rows.filter((r) => /tightly cropped scan/.test(r.card.notes ?? '') && r.analysis);
   const coversPhoto = (r: Row): boolean => {
     const { quadPx, imageSize } = r.analysis!.sides.front;
-    const area = Math.abs(quadPx.reduce((a, p, i) => a + p[0] * quadPx[(i + 1) % 4]![1] - quadPx[(i + 1) % 4]![0] * p[1], 0)) / 2;
-    return area >= TIGHT_SCAN_MIN_COVER * imageSize.width * imageSize.height;
+    return quadArea(quadPx) >= TIGHT_SCAN_MIN_COVER * imageSize.width * imageSize.height;
   };
 
   // ---- per-photo table ----
