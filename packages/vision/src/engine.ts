@@ -28,7 +28,7 @@ import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
 import { isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-17';
+export const ENGINE_VERSION = 'cardlens-vision-18';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -463,7 +463,8 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
       const evidencePromise = analyzeOptions.evidence
         ? (async () => {
             const started = performance.now();
-            const { frontUpsideDown: _f, backUpsideDown: _b, finish: _finish, timingsMs: _t, ...fields } = await extractEvidence(front.rectified, back?.rectified, await ocrPool(), { slabLabel: front.slabLabel });
+            const mayLieSideways = { front: !isCardShapedOutline(front.quadPx), back: back !== undefined && !isCardShapedOutline(back.quadPx) };
+            const { frontTurn: _f, backTurn: _b, finish: _finish, timingsMs: _t, ...fields } = await extractEvidence(front.rectified, back?.rectified, await ocrPool(), { slabLabel: front.slabLabel, frontPhoto: front.photo, mayLieSideways });
             return { fields, ms: performance.now() - started };
           })()
         : undefined;

@@ -121,4 +121,20 @@ describe('real photographs (committed fixtures)', () => {
     expect(e.titleText).toBe('Honchkrow');
     expect([e.numberText, ...e.numberAlternatives]).toContain('132/193');
   }, 60_000);
+
+  it('a card outlined short of its number row: the bottom strip is read on beyond the outline, and the name line is passed on', async () => {
+    // The Skiploom's outline stops in the middle of its `002/193` row; its name line reads `EE Skiploom` with low
+    // confidence and loses the title to a word read in the art.
+    const a = await engine().analyzeCard({ front: readRealImage(fixture('localvin-skiploom').front)! }, { evidence: true });
+    const e = a.evidence!;
+    expect([e.numberText, ...e.numberAlternatives]).toContain('002/193');
+    expect([e.titleText, ...e.titleAlternatives].some((t) => /skiploom/i.test(t))).toBe(true);
+  }, 60_000);
+
+  it('a card lying sideways in an outline without its proportions is read by a quarter turn', async () => {
+    // The Letter of Encouragement, photographed obliquely, is outlined with the table below it (1.0) and rectified
+    // on its side; upright and upside down its text reads as noise.
+    const a = await engine().analyzeCard({ front: readRealImage(fixture('localvin-letter-of-encouragement').front)! }, { evidence: true });
+    expect(a.evidence!.titleText).toBe('Letter of Encouragement');
+  }, 60_000);
 });

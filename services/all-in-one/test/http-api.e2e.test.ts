@@ -248,7 +248,7 @@ function apiSuite(mode: StackMode) {
       const valuation = createClient(valuationV1.ValuationServiceClient, `127.0.0.1:${stack.ports.valuation}`);
       try {
         const r = await callUnary(valuation, 'identifyCard', {
-          evidence: { titleText: 'Charizard', numberText: '4/102', numberAlternatives: [], serialText: '', copyrightText: '©1999 Wizards', fingerprint: [], finishCues: ['holo'], otherText: [], borderColor: 'yellow', holderLabelText: [] },
+          evidence: { titleText: 'Charizard', titleAlternatives: [], numberText: '4/102', numberAlternatives: [], serialText: '', copyrightText: '©1999 Wizards', fingerprint: [], finishCues: ['holo'], otherText: [], borderColor: 'yellow', holderLabelText: [] },
         }, { deadlineMs: 10_000 });
         expect(r).toMatchObject({ inCatalog: true, cardId: 'base1-4' });
         expect(r.identification).toMatchObject({ name: 'Charizard', set: 'Base Set', number: '4/102', year: '1999', category: 'Pokemon' });

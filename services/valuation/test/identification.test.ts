@@ -10,7 +10,7 @@ import { readEvidence, readHolderLabel, type Evidence } from '../src/identificat
 import { candidateShares } from '../src/use-cases/identify-card';
 import { FINGERPRINT_DIMS } from '../src/service';
 
-const evidence = (e: Partial<Evidence>): Evidence => ({ titleText: '', numberText: '', numberAlternatives: [], serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', holderLabelText: [], ...e });
+const evidence = (e: Partial<Evidence>): Evidence => ({ titleText: '', titleAlternatives: [], numberText: '', numberAlternatives: [], serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', holderLabelText: [], ...e });
 
 const card = (c: Partial<CandidateCard>): CandidateCard => ({
   id: 'x', game: 'baseball', name: 'Ken Griffey Jr.', subject: 'Ken Griffey Jr.', setName: 'Base', release: '1989 Upper Deck Baseball', year: 1989,
@@ -122,6 +122,13 @@ describe('scoreCandidate', () => {
     const insert = scoreCandidate(withSubset, card({ id: 'y', setName: 'Star Rookie' }), null);
     expect(insert.score).toBeGreaterThan(base.score);
     expect(scoreCandidate(read, card({ id: 'y', setName: 'Star Rookie' }), null).explain.subset).toBe(-1);
+  });
+  it('a short subset name is not found inside a longer word read (`Red` in `revered`), but a misread word still counts', () => {
+    const red = card({ id: 'r', setName: 'Red' });
+    expect(scoreCandidate(readEvidence(evidence({ otherText: ['I revered as an embodiment of the sun,'] })), red, null).explain.subset).toBe(-1);
+    expect(scoreCandidate(readEvidence(evidence({ otherText: ['RED'] })), red, null).explain.subset).toBe(2);
+    const rookie = card({ id: 'y', setName: 'Star Rookie' });
+    expect(scoreCandidate(readEvidence(evidence({ otherText: ['STAR ROOKIES'] })), rookie, null).explain.subset).toBe(2);
   });
   it('the number and its denominator vote on the reading that agrees with the card best', () => {
     const twoWays = readEvidence(evidence({ titleText: 'Honchkrow', numberText: '435/703', numberAlternatives: ['132/193'] }));

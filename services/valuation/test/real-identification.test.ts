@@ -88,6 +88,29 @@ describe('real photographs against the Pokemon catalog', () => {
     expect(result.explain).toMatchObject({ number: 3, denominator: 1.5 });
   });
 
+  it.each([
+    // Outlined to the middle of its number row: the row is read on beyond the outline; its name line (`EE Skiploom`,
+    // read with low confidence) lost the title to a word read in the art, and is passed on beside it.
+    ['localvin-skiploom', 'sv02-002'],
+    // Its dark `054/167` on the light blue of its frame reads in each pixel's brightest channel; its name line
+    // (`$55 Glaceoit]`, confidence 17) is passed on beside the title `hs. cia`.
+    ['localvin-glaceon', 'sv06-054'],
+    // Photographed obliquely (not outlined with a card's proportions), its title line its flavour text: its dark
+    // `041/197` on the orange of its frame reads in the brightest channel too.
+    ['localvin-volcarona', 'sv03-041'],
+  ])('%s is identified as %s by a number row read where the line finder gave none', (id, cardId) => {
+    const result = identified.get(id)!;
+    expect(result.cardId).toBe(cardId);
+    expect(result.explain).toMatchObject({ number: 3, denominator: 1.5 });
+  });
+
+  it('localvin-letter-of-encouragement is identified as sv03-189 by its title, read by a quarter turn of a card lying sideways in its outline', () => {
+    // No number was read; one catalog card carries the name.
+    const result = identified.get('localvin-letter-of-encouragement')!;
+    expect(result.cardId).toBe('sv03-189');
+    expect(result.explain).toMatchObject({ name: 5 });
+  });
+
   it('never names a wrong card: each photo gets its own card, or says that no card agrees with what was read', () => {
     for (const photo of photos) {
       const result = identified.get(photo.id)!;

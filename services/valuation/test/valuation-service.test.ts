@@ -24,7 +24,7 @@ const fixtures = fileURLToPath(new URL('./fixtures/catalog', import.meta.url));
 const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
 const DAY = 86_400_000;
 const evidence = (e: Partial<commonV1.IdentificationEvidence>): commonV1.IdentificationEvidence => ({
-  titleText: '', numberText: '', numberAlternatives: [], serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', holderLabelText: [], ...e,
+  titleText: '', titleAlternatives: [], numberText: '', numberAlternatives: [], serialText: '', copyrightText: '', fingerprint: [], finishCues: [], otherText: [], borderColor: '', holderLabelText: [], ...e,
 });
 
 function record(i: number, cardId: string, priceCents: number, daysAgo: number, graded?: { grader: string; grade: number }, source = 'test-feed'): valuationEventsV1.SalesRecord {
@@ -134,6 +134,14 @@ function suite(mode: 'pglite' | 'postgres') {
     const conflicting = await call('identifyCard', { evidence: evidence({ titleText: 'Pikachu', numberText: '4/102' }) });
     expect(conflicting.inCatalog).toBe(false);
     expect(conflicting.confidence).toBeLessThan(0.5);
+  });
+
+  it('a title alternative that resembles the name stands in for a title read elsewhere on the card, over the gRPC contract', async () => {
+    // The name line read with low confidence lost the title to an attack name; it travels as a title alternative.
+    const r = await call('identifyCard', { evidence: evidence({ titleText: 'Fire Spin', titleAlternatives: ['fCharizard'], numberText: '4/102' }) });
+    expect(r).toMatchObject({ inCatalog: true, cardId: 'base1-4' });
+    const without = await call('identifyCard', { evidence: evidence({ titleText: 'Fire Spin', numberText: '4/102' }) });
+    expect(without.inCatalog).toBe(false);
   });
 
   it('reads a numbered parallel from the serial numbering, finish and border colour', async () => {

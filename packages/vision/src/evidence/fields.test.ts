@@ -102,4 +102,29 @@ describe('classifyLines', () => {
     expect(f.titleText).toBe('Shining Gyarados');
     expect(f.numberText).toBe('65/64');
   });
+
+  it('passes on the other title-like lines beside the title, but not sentences, numbers or the title again', () => {
+    // A Sprigatito held in the hand: its name line read with low confidence loses to a clean attack name.
+    const f = classifyLines(
+      [
+        line('fSprigatito', 15, 30, 50, 24),
+        line('+00 0', 13, 30, 500, 41),
+        line('Gather Sunlight', 350, 26, 200, 88),
+        line('them, and put them into your hand. Then, shuffle your deck.', 650, 18, 20, 67),
+        line('Seed Bomb', 737, 28, 200, 93),
+        line('10', 735, 28, 580, 94),
+      ],
+      880,
+    );
+    expect(f.titleText).toBe('Seed Bomb');
+    expect(f.titleAlternatives).toEqual(['Gather Sunlight', 'fSprigatito']);
+  });
+
+  it('a line read too unsurely to be the title (confidence under 20) is still passed on beside it', () => {
+    // A silver-bordered Glaceon: its name line reads `$55 Glaceoit]` at 17.
+    const f = classifyLines([line('$55 Glaceoit]', 30, 30, 50, 17), line('hs. cia', 793, 18, 50, 45)], 880);
+    expect(f.titleText).toBe('hs. cia');
+    expect(f.titleAlternatives).toEqual(['55 Glaceoit']);
+    expect(f.otherText).toEqual([]);
+  });
 });

@@ -7,6 +7,8 @@ import type { ReadLine } from './readLines';
 
 export interface OcrFields {
   titleText: string;
+  /** Other title-like lines, most title-like first (TITLE_ALTERNATIVES at most). */
+  titleAlternatives: string[];
   numberText: string;
   serialText: string;
   copyrightText: string;
@@ -42,6 +44,13 @@ const YEAR_WORDS_RE = /\b(19[5-9]\d|20[0-4]\d)\b\s+[A-Za-z]{3,}/;
 const LEAD_SIGN_RE = /^[1lI|([{]\s?((?:19|20)\d\d)\s+\p{L}{3,}/u;
 const STOP_TITLE = /^(stage\s*\d|basic|trainer|energy|weakness|resistance|retreat\s*cost|evolves\s+from|\S{0,4}us\.|no\.\s|rc\b)/i;
 const HP_RE = /\b\d{2,3}\s?HP/i;
+/**
+ * Title-like lines passed on beside the title: a card's name line read with low confidence (`fSprigatito`, 24) loses
+ * the title to a clean attack name or a word read in the art, and identification can still find the name among them.
+ */
+const TITLE_ALTERNATIVES = 3;
+/** OCR confidence a line needs to be taken for any field. */
+const MIN_CONFIDENCE = 20;
 
 function clean(text: string): string {
   return text
@@ -66,6 +75,12 @@ export function cleanTitle(text: string): string {
 function titleOf(text: string): string {
   const hp = HP_RE.exec(text);
   return cleanTitle(hp && hp.index > 0 ? text.slice(0, hp.index) : text);
+}
+
+/** A title reads as a name: 1-5 words with letters in them (a longer line is flavour or rules text). */
+export function isTitleLike(text: string): boolean {
+  const words = text.split(/\s+/).filter((w) => /\p{L}/u.test(w));
+  return words.length >= 1 && words.length <= 5 && text.replace(/[^\p{L}]/gu, '').length >= 3;
 }
 
 function letters(text: string): number {
@@ -99,7 +114,7 @@ export function cleanCopyright(text: string): string {
 
 /** Classifies the read lines of one side. `cardHeight` in px (the rectified side's height). */
 export function classifyLines(reads: ReadLine[], cardHeight: number): OcrFields & { candidates: FieldCandidate[] } {
-  const usable = reads.filter((r) => r.text.length > 0 && r.confidence >= 20);
+  const usable = reads.filter((r) => r.text.length > 0 && r.confidence >= MIN_CONFIDENCE);
   const used = new Set<ReadLine>();
   const candidates: FieldCandidate[] = [];
 
@@ -166,9 +181,10 @@ export function classifyLines(reads: ReadLine[], cardHeight: number): OcrFields 
     return n.length >= 3 && maker.includes(n);
   };
   let titleText = '';
-  let best: { r: ReadLine; score: number } | null = null;
-  for (const r of usable) {
-    if (used.has(r)) continue;
+  // Lines read with a confidence of 10-20 are too unsure to be the title, but may still be passed on beside it.
+  const titleLike: { r: ReadLine; score: number }[] = [];
+  for (const r of reads) {
+    if (used.has(r) || r.text.length === 0) continue;
     const t = titleOf(r.text);
     const nl = letters(t);
     if (nl < 3 || STOP_TITLE.test(t) || HP_RE.test(t) || r.confidence < 10 || isMaker(t)) continue;
@@ -176,15 +192,18 @@ export function classifyLines(reads: ReadLine[], cardHeight: number): OcrFields 
     const letterRatio = nl / alnum;
     if (letterRatio < 0.6) continue;
     const score = r.line.glyphHeight * (0.5 + 0.5 * letterRatio) * (0.4 + (0.6 * Math.min(r.confidence, 90)) / 90);
-    if (!best || score > best.score) best = { r, score };
+    titleLike.push({ r, score });
   }
+  titleLike.sort((a, b) => b.score - a.score);
+  const best = titleLike.find((t) => t.r.confidence >= MIN_CONFIDENCE);
   if (best) {
     titleText = titleOf(best.r.text);
     used.add(best.r);
   }
+  const titleAlternatives = [...new Set(titleLike.filter((t) => t !== best).map((t) => titleOf(t.r.text)))].filter((t) => t !== titleText && isTitleLike(t)).slice(0, TITLE_ALTERNATIVES);
 
   const otherText = usable
     .filter((r) => !used.has(r) && r.confidence >= 50 && (r.text.match(/[\p{L}\p{N}]/gu) ?? []).length >= 2)
     .map((r) => clean(r.text));
-  return { titleText, numberText, serialText, copyrightText, otherText, candidates };
+  return { titleText, titleAlternatives, numberText, serialText, copyrightText, otherText, candidates };
 }

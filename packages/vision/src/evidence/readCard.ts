@@ -2,7 +2,7 @@
 // know prints its identifying text), read them in one tesseract call, re-read number-like lines with a digit
 // whitelist, and classify the result into fields.
 import type { RgbImage } from '../image/types';
-import { classifyLines, type OcrFields } from './fields';
+import { classifyLines, isTitleLike, type OcrFields } from './fields';
 import type { OcrPool } from './ocr';
 import { readLineRestricted, readLines, type ReadLine } from './readLines';
 import { findTextLines, hasGrainyBand, type TextLine, type TextMaps } from './textLines';
@@ -33,12 +33,6 @@ function pickLines(lines: TextLine[], height: number): TextLine[] {
     out.push(...inBand.slice(0, MAX_LINES_PER_BAND));
   });
   return out.sort((p, q) => p.y0 - q.y0 || p.x0 - q.x0);
-}
-
-/** A title reads as a name: 1-5 words with letters in them (a longer line is flavour or rules text). */
-function isTitleLike(text: string): boolean {
-  const words = text.split(/\s+/).filter((w) => /\p{L}/u.test(w));
-  return words.length >= 1 && words.length <= 5 && text.replace(/[^\p{L}]/gu, '').length >= 3;
 }
 
 /**

@@ -159,6 +159,7 @@ export function valuationGrpcService(deps: ValuationGrpcDeps): GrpcService {
       const e = request.evidence;
       const result = await identifyCard(deps, {
         titleText: e?.titleText ?? '',
+        titleAlternatives: e?.titleAlternatives ?? [],
         numberText: e?.numberText ?? '',
         numberAlternatives: e?.numberAlternatives ?? [],
         serialText: e?.serialText ?? '',

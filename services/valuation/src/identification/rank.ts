@@ -57,12 +57,21 @@ export function printedSubsetKey(card: CandidateCard): string | null {
   return textKey(card.setName) || null;
 }
 
+/**
+ * How much shorter (as a ratio of lengths) a misread word may be than the word it stands for: an OCR slip changes a
+ * letter or two, not the word. Without it the subset `Red` was found in `revered` (trigram similarity 0.5), and a
+ * 1994 Bowman's Best Red #41 outranked the Volcarona whose number row read `041/197`.
+ */
+const MISREAD_MIN_LENGTH_RATIO = 0.75;
+
 /** Share of the phrase's words found among the words read (a misread word counts when its trigrams mostly agree). */
 function wordsFound(phrase: string, words: string[]): number {
   const wanted = phrase.split(' ').filter((w) => w.length > 1);
   if (wanted.length === 0) return 0;
+  const misreadOf = (read: string, w: string): boolean =>
+    Math.min(read.length, w.length) >= MISREAD_MIN_LENGTH_RATIO * Math.max(read.length, w.length) && trigramSimilarity(read, w) >= 0.5;
   let found = 0;
-  for (const w of wanted) if (words.includes(w) || words.some((r) => trigramSimilarity(r, w) >= 0.5)) found++;
+  for (const w of wanted) if (words.includes(w) || words.some((r) => misreadOf(r, w))) found++;
   return found / wanted.length;
 }
 

@@ -4,6 +4,8 @@ import { numberKey, textKey } from '../catalog/text-keys';
 
 export interface Evidence {
   titleText: string;
+  /** Other lines that could be the title, most title-like first. */
+  titleAlternatives: string[];
   numberText: string;
   /** Other readings of the number (another OCR layout's), best first. */
   numberAlternatives: string[];
@@ -184,7 +186,7 @@ export function readEvidence(evidence: Evidence): ReadEvidence {
   const rawTitle = titleKey(evidence.titleText);
   const nameKey = rawTitle && brandKey.split(' ').includes(rawTitle) ? '' : rawTitle;
   const cardWords = textKey([evidence.titleText, evidence.copyrightText, ...evidence.otherText].join(' ')).split(' ').filter((w) => w.length > 1);
-  const cardAltNames = evidence.otherText.map(titleKey).filter((k) => k.length >= 4 && k.length <= 40);
+  const cardAltNames = [...evidence.titleAlternatives, ...evidence.otherText].map(titleKey).filter((k) => k.length >= 4 && k.length <= 40);
   // A slab's label is printed by the grader in plain type: its number and year stand beside the card's own (which
   // OCR often misses on holo and full-art cards), and its name is a candidate title.
   const label = readHolderLabel(evidence.holderLabelText);

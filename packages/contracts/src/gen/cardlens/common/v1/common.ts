@@ -388,6 +388,12 @@ export interface IdentificationEvidence {
    * layout; identification keeps the reading that agrees with the catalog. Empty when there is one reading.
    */
   numberAlternatives: string[];
+  /**
+   * Other lines that could be the card's title, most title-like first (a name line read with low confidence
+   * loses to a cleaner line of the art or an attack name); identification may match a card's name on them,
+   * discounted as for any other line. Empty when no other line reads as a title.
+   */
+  titleAlternatives: string[];
 }
 
 /** The four sub-grades (1-10). Also used for per-sub-grade confidences (0-1). */
@@ -979,6 +985,7 @@ function createBaseIdentificationEvidence(): IdentificationEvidence {
     borderColor: "",
     holderLabelText: [],
     numberAlternatives: [],
+    titleAlternatives: [],
   };
 }
 
@@ -1017,6 +1024,9 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     }
     for (const v of message.numberAlternatives) {
       writer.uint32(82).string(v!);
+    }
+    for (const v of message.titleAlternatives) {
+      writer.uint32(90).string(v!);
     }
     return writer;
   },
@@ -1124,6 +1134,14 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
             message.numberAlternatives.push(reader.string());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.titleAlternatives.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1186,6 +1204,11 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
         : globalThis.Array.isArray(object?.number_alternatives)
         ? object.number_alternatives.map((e: any) => globalThis.String(e))
         : [],
+      titleAlternatives: globalThis.Array.isArray(object?.titleAlternatives)
+        ? object.titleAlternatives.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.title_alternatives)
+        ? object.title_alternatives.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1221,6 +1244,9 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     if (message.numberAlternatives?.length) {
       obj.numberAlternatives = message.numberAlternatives;
     }
+    if (message.titleAlternatives?.length) {
+      obj.titleAlternatives = message.titleAlternatives;
+    }
     return obj;
   },
 
@@ -1239,6 +1265,7 @@ export const IdentificationEvidence: MessageFns<IdentificationEvidence> = {
     message.borderColor = object.borderColor ?? "";
     message.holderLabelText = object.holderLabelText?.map((e) => e) || [];
     message.numberAlternatives = object.numberAlternatives?.map((e) => e) || [];
+    message.titleAlternatives = object.titleAlternatives?.map((e) => e) || [];
     return message;
   },
 };
