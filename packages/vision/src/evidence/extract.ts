@@ -56,8 +56,10 @@ export interface ExtractOptions {
   mayLieSideways?: { front?: boolean; back?: boolean };
   /** The front's slab label, rectified (SideAnalysis.slabLabel), read as holderLabelText. */
   slabLabel?: RgbImage | null;
-  /** The photo the front was rectified from and its outline in it (SideAnalysis.photo): the number row is read
-   * beyond the outline where the outline stops short of it. */
+  /**
+   * The photo the front was rectified from and its outline in it (SideAnalysis.photo): the number row is read
+   * beyond the outline where the outline stops short of it.
+   */
   frontPhoto?: { image: RgbImage; quad: Quad };
 }
 
@@ -166,7 +168,9 @@ export async function extractEvidence(
       if (!fields.serialText) fields.serialText = b.text.serialText;
       fields.otherText.push(...b.text.otherText);
     }
-    // A card game card's number the lines did not give: its bottom strip, read with tesseract's own layout.
+    // A card game card's number the lines did not give: its bottom strip, read with tesseract's own layout, and
+    // where that gives none, the strip continued beyond the outline (not for a quarter-turned side: its outline's
+    // bottom is not the card's).
     if (!fields.numberText && looksLikeTcgCard([fields.titleText, fields.copyrightText, ...text.lines.map((l) => l.text)])) {
       t = performance.now();
       let readings = await readNumberRow(front, ocr);

@@ -4,7 +4,8 @@
  * set-code box (`G [PAL EN] 132/193 ◆`); the line finder joins the three into one line whose boxes, in the other
  * polarity, spoil its crop. Tesseract's layout analysis separates them, but two layouts (a block of lines, sparse
  * text) each misread some rows the other reads, so both readings are returned and the catalog keeps the one that
- * agrees with it (services/valuation, read-evidence.ts).
+ * agrees with it (services/valuation, read-evidence.ts). Where the strip gives none, it is read in its brightest
+ * channel (readFractions), and then continued beyond an outline that may have cut it (readNumberRowBeyondOutline).
  */
 import sharp from 'sharp';
 import { CANONICAL_HEIGHT, CANONICAL_WIDTH, homographyFromCanonical, multiplyHomography, warpPerspective } from '../geometry/homography';
