@@ -113,6 +113,14 @@ describe('real photographs (committed fixtures)', () => {
     expect(a.sides.front.support.notAssessed.corners).toMatch(/pixels per mm|blurred/);
   }, 60_000);
 
+  // Near mint, judged by eye at full resolution. The bright gaps between the letters of their flavour text read as
+  // 2-3 scuffs each (vertical marks 0.6-0.8 mm long, side by side) before `cardlens-vision-18`.
+  it.each(['localvin-glaceon', 'localvin-nacli'])('%s (near mint): the gaps between the letters of its flavour text are not scuffs', async (id) => {
+    const a = await analyse(id);
+    expect(a.grading.defects.filter((d) => d.kind === 'scuff')).toEqual([]);
+    expect(a.grading.grade).toBeGreaterThanOrEqual(8.5);
+  }, 60_000);
+
   it('a recent Pokemon card whose number the line finder joins to the boxes beside it: the bottom strip is read for it', async () => {
     // `G [PAL EN] 132/193`: the boxes, in the other polarity, spoil the joined line's crop. Tesseract's own layout of
     // the strip reads the number under one of its two page modes, and both readings are passed on.

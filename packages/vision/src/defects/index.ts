@@ -12,6 +12,7 @@ import type { RgbImage } from '../image/types';
 import { measureOuter, CORNER_IDS, EDGE_IDS, type OuterResult } from './outer';
 import { clutterMask, luminance } from './raster';
 import { CREASE_THROUGH_PRINT_MM, lineDefects, type SurfaceFinding } from './surface';
+import { findTextLines } from '../evidence/textLines';
 import { findDents, findScuffs, findStains, type BlobFinding } from './blobs';
 import { findGlare, holoScore, refractorScore } from './glare';
 import type { Finding, FinishCues, GlareRegion, RegionFeatures } from './types';
@@ -126,6 +127,25 @@ export function estimateBlur(img: RgbImage, framePx: { left: number; right: numb
   return widths[widths.length >> 1]! / 2.56;
 }
 
+/**
+ * Where a side's text lines are (the line finder's boxes), in the bands every layout prints its name, rules and
+ * flavour text in, either way up (the layout model may have turned the card).
+ */
+const TEXT_MASK_BANDS: [number, number][] = [
+  [0.005, 0.265],
+  [0.735, 0.995],
+];
+
+function textMask(img: RgbImage): Uint8Array {
+  const { width: W, height: H } = img;
+  const mask = new Uint8Array(W * H);
+  const { lines } = findTextLines(img, { bands: TEXT_MASK_BANDS.map(([a, b]) => [Math.round(a * H), Math.round(b * H)]) });
+  for (const l of lines) {
+    for (let y = Math.max(0, Math.floor(l.y0)); y < Math.min(H, Math.ceil(l.y1)); y++) mask.fill(1, y * W + Math.max(0, Math.floor(l.x0)), y * W + Math.min(W, Math.ceil(l.x1)));
+  }
+  return mask;
+}
+
 export function measureCondition(img: RgbImage, options: ConditionOptions = {}): ConditionAnalysis {
   const t0 = performance.now();
   const ppm = img.width / 63;
@@ -164,7 +184,7 @@ export function measureCondition(img: RgbImage, options: ConditionOptions = {}):
   const clutter = clutterMask(lum, 25 + 2 * noise, Math.round(1.2 * ppm), 0.1);
   const blobIgnore = new Uint8Array(W * H);
   for (let i = 0; i < blobIgnore.length; i++) blobIgnore[i] = ignore[i]! | clutter.mask[i]!;
-  const blobOpts = { pxPerMm: ppm, roi: [Math.round(2.5 * ppm), Math.round(2.5 * ppm), W - Math.round(2.5 * ppm), H - Math.round(2.5 * ppm)] as [number, number, number, number], noise, ignore: blobIgnore };
+  const blobOpts = { pxPerMm: ppm, roi: [Math.round(2.5 * ppm), Math.round(2.5 * ppm), W - Math.round(2.5 * ppm), H - Math.round(2.5 * ppm)] as [number, number, number, number], noise, ignore: blobIgnore, text: textMask(img) };
   const marks = lines.raw.filter((m) => !clutter.mask[Math.round((m.y0 + m.y1) / 2) * W + Math.round((m.x0 + m.x1) / 2)]);
   const blobs: BlobFinding[] = [...findScuffs(lum, marks, blobOpts), ...findDents(lum, blobOpts), ...findStains(img, blobOpts)];
   const t2 = performance.now();
