@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CenteringResult } from './geometry/centering';
 import type { Quad } from './image/types';
-import { photoSupport, PHOTO_SUPPORT_LIMITS } from './photo-support';
+import { cornersAtPhotoEdge, photoSupport, PHOTO_SUPPORT_LIMITS } from './photo-support';
 
 /** An upright card quad spanning pxPerMm pixels per mm. */
 const quad = (pxPerMm: number): Quad => [[0, 0], [63 * pxPerMm, 0], [63 * pxPerMm, 88 * pxPerMm], [0, 88 * pxPerMm]];
@@ -20,6 +20,24 @@ function centering(mm: { left: number; right: number; top: number; bottom: numbe
 const centred = centering({ left: 3, right: 3, top: 3, bottom: 3 }, 1);
 
 describe('photoSupport', () => {
+  it('corners of the outline at the photo\'s edge or beyond it: corners and edges are not assessed, saying how many', () => {
+    // 20 px per mm: 5 px is 0.25 mm. The card's top-left corner 4 px in from the photo's left edge, or 3 px past it.
+    const shifted = (dx: number): Quad => quad(20).map(([x, y]) => [x + dx, y + 40]) as unknown as Quad;
+    const photo = { width: 63 * 20 + 80, height: 88 * 20 + 80 };
+    expect(cornersAtPhotoEdge(shifted(40), photo)).toBe(0);
+    expect(cornersAtPhotoEdge(shifted(4), photo)).toBe(2);
+    expect(cornersAtPhotoEdge(shifted(-3), photo)).toBe(2);
+    expect(cornersAtPhotoEdge(shifted(6), photo)).toBe(0);
+    const s = photoSupport({ quadPx: shifted(4), blurPx: 0.7, centering: centred, cornersAtPhotoEdge: 2 });
+    expect(s.notAssessed.corners).toBe(
+      "2 corners of the card lie at the photo's edge or beyond it: the photo may have cut them, so whitening, chips and rounding there and along the edges cannot be told from the crop",
+    );
+    expect(s.notAssessed.edges).toBe(s.notAssessed.corners);
+    expect(s.notAssessed.surface).toBeUndefined();
+    expect(s.notAssessed.centering).toBeUndefined();
+    expect(photoSupport({ quadPx: shifted(4), blurPx: 0.7, centering: centred, cornersAtPhotoEdge: 1 }).notAssessed.corners).toMatch(/^a corner of the card lies/);
+  });
+
   it('a sharp photo with enough pixels on the card supports every aspect', () => {
     const s = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred });
     expect(s.pxPerMm).toBeCloseTo(20, 6);
@@ -120,17 +138,19 @@ describe('photoSupport', () => {
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: art }).notAssessed.centering).toBeUndefined();
   });
 
-  it('centering: a frame fit is believed while it costs nothing or while its lines form a frame (in a holder, only a confident one)', () => {
+  it('centering: a frame fit is believed while it costs nothing or while its lines form a frame (in a holder, only a confident one, whatever it reads)', () => {
     const weakCentred = centering({ left: 3.1, right: 2.9, top: 3, bottom: 3 }, 0.2);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakCentred }).notAssessed).toEqual({});
     const weakShifted = centering({ left: 4.2, right: 1.8, top: 3.5, bottom: 2.5 }, 0.2);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakShifted }).notAssessed).toEqual({});
-    // In a slab a reading that would cost grade needs a frame found with confidence, whether or not its lines form
-    // one: on the real set's PSA slabs, weak fits whose lines formed a frame read 69/31 to 77/23 on cards PSA graded 8-10.
+    // In a slab a reading needs a frame found with confidence, whether or not its lines form one and whatever it
+    // reads: on the real set's PSA slabs, weak fits whose lines formed a frame read 69/31 to 77/23 on cards PSA graded
+    // 8-10, and weak fits read within 60/40 were 3-13 points off the hand-measured centering.
     const slab = { side: 'top' as const, fromMm: 6.5, toMm: 19 };
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakShifted, slab }).notAssessed.centering).toBe(
-      'the printed frame was not found with confidence (weakest fit: the left border, 0.2), and the reading (70/30 on its worse axis) would cost grade',
+      "in a slab, the printed frame was not found with confidence (weakest fit: the left border, 0.2), and the edges beside it may be the holder's: its reading (70/30 on its worse axis) is not used",
     );
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakCentred, slab }).notAssessed.centering).toMatch(/^in a slab, .*\(52\/48 on its worse axis\) is not used$/);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakShifted, withinHolder: true }).notAssessed.centering).toMatch(/not found with confidence/);
     // An outline from the detector's second, looser look is as unsure as a holder's.
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakShifted, secondLook: true }).notAssessed.centering).toMatch(/not found with confidence/);

@@ -50,6 +50,13 @@ export const PHOTO_SUPPORT_LIMITS = {
    * tilted generated photos stay within 0.63-0.86): a slab, a top-loader or a sleeve's outline, or not the card.
    */
   outlineAspectRange: [0.64, 0.82],
+  /**
+   * Distance (mm on the card) from the photo's border within which, or beyond which, a corner of the outline is cut
+   * by the photo: its tip and what lies beyond it are not in view. On the real set, a source's own
+   * perspective-corrected crop of a Paldean Tauros put its top-right corner 0.05 mm past the photo's right edge (the
+   * card's right border runs off the photo there) and the other three within 0.1 mm of its left or bottom edge.
+   */
+  cornerAtPhotoEdgeMm: 0.25,
 } as const;
 
 export interface PhotoSupport {
@@ -74,6 +81,12 @@ export function isCardShapedOutline(quad: Quad): boolean {
   return aspect >= PHOTO_SUPPORT_LIMITS.outlineAspectRange[0] && aspect <= PHOTO_SUPPORT_LIMITS.outlineAspectRange[1];
 }
 
+/** How many corners of the outline lie at the photo's border or beyond it (cornerAtPhotoEdgeMm): cut by the photo. */
+export function cornersAtPhotoEdge(quad: Quad, photo: { width: number; height: number }): number {
+  const within = PHOTO_SUPPORT_LIMITS.cornerAtPhotoEdgeMm * cardPxPerMm(quad);
+  return quad.filter(([x, y]) => Math.min(x, y, photo.width - 1 - x, photo.height - 1 - y) <= within).length;
+}
+
 /** Pixels per mm of the card in the photo: its long sides (TL-BL, TR-BR) in pixels over 88 mm. */
 export function cardPxPerMm(quad: Quad): number {
   const len = (a: number, b: number) => Math.hypot(quad[a]![0] - quad[b]![0], quad[a]![1] - quad[b]![1]);
@@ -95,7 +108,7 @@ function worseAxisShare(c: CenteringResult): number {
   return Math.max(c.leftRight, 100 - c.leftRight, c.topBottom, 100 - c.topBottom);
 }
 
-export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult; slab?: SlabLabel | null; croppedPhoto?: boolean; withinHolder?: boolean; secondLook?: boolean; sidesInsideStrongerEdge?: number }): PhotoSupport {
+export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult; slab?: SlabLabel | null; croppedPhoto?: boolean; cornersAtPhotoEdge?: number; withinHolder?: boolean; secondLook?: boolean; sidesInsideStrongerEdge?: number }): PhotoSupport {
   const L = PHOTO_SUPPORT_LIMITS;
   const pxPerMm = cardPxPerMm(input.quadPx);
   // Blur is measured on the rectified side (CANONICAL_PX_PER_MM); a photo with fewer pixels than that is at least
@@ -152,6 +165,12 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     const cropped = "the photo is cropped to the card, so its edges are the photo's: whitening, chips and rounding along them cannot be told from the crop";
     notAssessed.corners = cropped;
     notAssessed.edges = cropped;
+  } else if (input.cornersAtPhotoEdge) {
+    // The corner model compares a corner's tip with what lies beyond it; at the photo's edge neither is in view.
+    const n = input.cornersAtPhotoEdge;
+    const cut = `${n === 1 ? 'a corner of the card lies' : `${n} corners of the card lie`} at the photo's edge or beyond it: the photo may have cut ${n === 1 ? 'it' : 'them'}, so whitening, chips and rounding there and along the edges cannot be told from the crop`;
+    notAssessed.corners = cut;
+    notAssessed.edges = cut;
   }
   const c = input.centering;
   if (pxPerMm < L.centeringMinPxPerMm) {
@@ -171,15 +190,18 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     const unsure = `the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)})`;
     if (Math.abs(lr - tb) > L.centeringFrameMismatchMm) {
       notAssessed.centering = (c.confidence < L.centeringMinConfidence ? `${unsure}, and the lines ` : 'the lines ') + `found do not form a frame (left + right ${round1(lr)} mm, top + bottom ${round1(tb)} mm)`;
-    } else if ((input.slab || input.withinHolder || input.secondLook) && c.confidence < L.centeringMinConfidence) {
-      // In a holder, lines that happen to form a frame are not enough when they were not found surely (the well's
-      // walls and shadow lie beside the card's edges): on the real set's PSA slabs, 5 such readings (69/31 to 77/23)
-      // were of cards PSA graded 8-10, whose centering is at most 65/35. Out of one, generated off-centre cards
-      // fit as weakly and are read right (bench:vision centering MAE 0.053, 0.117 with this rule everywhere). An
-      // outline from the detector's second look is as unsure: on a sleeved card under glare it ended at the glare,
-      // and the 0.4 mm "border" left there read 94/6.
-      notAssessed.centering = `${unsure}, and the reading (${Math.round(worseAxisShare(c))}/${100 - Math.round(worseAxisShare(c))} on its worse axis) would cost grade`;
     }
+  }
+  if (!notAssessed.centering && (input.slab || input.withinHolder || input.secondLook) && c.confidence < L.centeringMinConfidence) {
+    // In a holder, lines that happen to form a frame are not enough when they were not found surely (the well's
+    // walls and shadow lie beside the card's edges): on the real set's PSA slabs, 5 such readings (69/31 to 77/23)
+    // were of cards PSA graded 8-10, whose centering is at most 65/35; of the hand-measured slab scans, the three read
+    // so within 60/40 (fits 0.20-0.44) were 3, 10 and 13 points off on their worse axis, the six read surely a median
+    // of 1.2. Out of one, generated off-centre cards fit as weakly and are read right (bench:vision centering MAE
+    // 0.053, 0.117 with this rule everywhere). An outline from the detector's second look is as unsure: on a sleeved
+    // card under glare it ended at the glare, and the 0.4 mm "border" left there read 94/6.
+    const weakest = Object.values(c.borders).reduce((a, b) => (b.confidence < a.confidence ? b : a));
+    notAssessed.centering = `${input.slab ? 'in a slab' : input.withinHolder ? 'in a holder' : "on an outline from the detector's second look"}, the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)}), and the edges beside it may be the holder's: its reading (${Math.round(worseAxisShare(c))}/${100 - Math.round(worseAxisShare(c))} on its worse axis) is not used`;
   }
   return { pxPerMm, blurMm, outlineAspect: aspect, slab: input.slab ?? null, notAssessed };
 }

@@ -99,6 +99,18 @@ describe('real photographs (committed fixtures)', () => {
     expect(Math.min(offBy(0), offBy(2))).toBeLessThan(1);
   }, 60_000);
 
+  it('localvin-paldean-tauros (a crop that cuts the card\'s top-right corner): corners at the photo\'s edge are not judged', async () => {
+    // The source's own perspective-corrected crop runs the card's right border off the photo at the top: the
+    // outline's top-right corner lies just past the photo's right edge, and the other three within 0.1 mm of its left
+    // or bottom edge. Judged, the crop read as 4 worn corners and a worn edge on a near-mint card (grade 5).
+    const a = await analyse('localvin-paldean-tauros');
+    const front = a.sides.front;
+    expect(front.detector).not.toBe('cropped-photo');
+    expect(front.support.notAssessed.corners).toMatch(/^4 corners of the card lie at the photo's edge or beyond it/);
+    expect(front.support.notAssessed.edges).toBe(front.support.notAssessed.corners);
+    expect(a.grading.defects.filter((d) => d.kind === 'corner_wear' || d.kind === 'edge_wear')).toEqual([]);
+  }, 60_000);
+
   it.each([
     ['tmikonen-dragon-whelp', 'an Alpha card on a patterned mat'],
     ['tmikonen-instill-energy', 'a card with its shadow on a beige cloth'],

@@ -8,7 +8,9 @@
  *   detectionRate        sides where a card-shaped outline was found / sides tried (an outline outside the bare
  *                        card's proportions, PHOTO_SUPPORT_LIMITS.outlineAspectRange, is a slab or holder or not
  *                        the card: not counted); detectionStandardSize the same without the minis (smaller cards the
- *                        engine is not built for), and `minis` their photos and card-shaped outlines (never the mini's)
+ *                        engine is not built for) and the photos that show no whole card outline (`outlineShown`
+ *                        false: scans cropped into the card); `minis` and `outlineNotShown` their photos and the
+ *                        card-shaped outlines found in them (never the card's)
  *   identification       top-1 over English catalog cards, and per field (name, number, set)
  *   grade                AI grade vs the professional grade on the slab label: exact (predicted PSA-like grade) and
  *                        within ±1, over graded cards whose photo is adequate: the engine assessed the front's
@@ -135,8 +137,10 @@ async function main(): Promise<void> {
   const sidesFound = rows.reduce((a, r) => a + r.sidesFound, 0);
   // Minis are smaller cards (Allen & Ginter, Gypsy Queen: about 37 x 67 mm, 0.55 wide per high): the engine is built
   // for the standard 63 x 88 mm, so a mini never has a card-shaped outline, and where one was found it is not the mini.
-  const standard = rows.filter((r) => r.card.size === undefined);
+  const standard = rows.filter((r) => r.card.size === undefined && r.card.outlineShown !== false);
   const minis = rows.filter((r) => r.card.size === 'mini');
+  // A scan cropped into the card shows none of its edges on two sides: there is no outline to find.
+  const outlineNotShown = rows.filter((r) => r.card.outlineShown === false);
   const english = toIdentify.filter((r) => r.card.language === 'en' && r.identified);
   const top1 = english.filter((r) => r.identified!.cardId === r.card.identity!.catalogId).length;
   const fieldRate = (f: 'name' | 'number' | 'set') => {
@@ -214,6 +218,7 @@ async function main(): Promise<void> {
     detectionRate: rate(sidesFound, sidesTried),
     detectionStandardSize: rate(standard.reduce((a, r) => a + r.sidesFound, 0), standard.reduce((a, r) => a + r.sidesTried, 0)),
     minis: { photos: minis.reduce((a, r) => a + r.sidesTried, 0), cardShaped: minis.reduce((a, r) => a + r.sidesFound, 0) },
+    outlineNotShown: { photos: outlineNotShown.reduce((a, r) => a + r.sidesTried, 0), cardShaped: outlineNotShown.reduce((a, r) => a + r.sidesFound, 0) },
     identification: { n: english.length, top1: rate(top1, english.length), name: fieldRate('name'), number: fieldRate('number'), set: fieldRate('set') },
     grade: { n: graded.length, gradedTotal: rows.filter((r) => r.card.grade).length, exact: rate(gradeExact, graded.length), within1: rate(gradeWithin1, graded.length) },
     nearMint: {

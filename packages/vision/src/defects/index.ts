@@ -12,6 +12,7 @@ import type { RgbImage } from '../image/types';
 import { measureOuter, CORNER_IDS, EDGE_IDS, type OuterResult } from './outer';
 import { clutterMask, luminance } from './raster';
 import { CREASE_THROUGH_PRINT_MM, lineDefects, type SurfaceFinding } from './surface';
+import { TEXT_BANDS_EITHER_WAY_UP } from '../evidence/readCard';
 import { findTextLines } from '../evidence/textLines';
 import { findDents, findScuffs, findStains, type BlobFinding } from './blobs';
 import { findGlare, holoScore, refractorScore } from './glare';
@@ -127,19 +128,11 @@ export function estimateBlur(img: RgbImage, framePx: { left: number; right: numb
   return widths[widths.length >> 1]! / 2.56;
 }
 
-/**
- * Where a side's text lines are (the line finder's boxes), in the bands every layout prints its name, rules and
- * flavour text in, either way up (the layout model may have turned the card).
- */
-const TEXT_MASK_BANDS: [number, number][] = [
-  [0.005, 0.265],
-  [0.735, 0.995],
-];
-
+/** Where a side's text lines are (the line finder's boxes), in the bands the OCR reads, either way up. */
 function textMask(img: RgbImage): Uint8Array {
   const { width: W, height: H } = img;
   const mask = new Uint8Array(W * H);
-  const { lines } = findTextLines(img, { bands: TEXT_MASK_BANDS.map(([a, b]) => [Math.round(a * H), Math.round(b * H)]) });
+  const { lines } = findTextLines(img, { bands: TEXT_BANDS_EITHER_WAY_UP.map(([a, b]) => [Math.round(a * H), Math.round(b * H)]) });
   for (const l of lines) {
     for (let y = Math.max(0, Math.floor(l.y0)); y < Math.min(H, Math.ceil(l.y1)); y++) mask.fill(1, y * W + Math.max(0, Math.floor(l.x0)), y * W + Math.min(W, Math.ceil(l.x1)));
   }

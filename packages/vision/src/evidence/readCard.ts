@@ -18,6 +18,15 @@ export const TEXT_BANDS: [number, number][] = [
   [0.735, 0.995],
 ];
 
+/**
+ * The same bands for a side that may be upside down (the layout model may have turned the card): each band joined
+ * with the other band turned over, 0.005-0.265 and 0.735-0.995. The surface step masks the text lines found there.
+ */
+export const TEXT_BANDS_EITHER_WAY_UP: [number, number][] = TEXT_BANDS.map(([a, b], i) => {
+  const [c, d] = TEXT_BANDS[TEXT_BANDS.length - 1 - i]!;
+  return [Math.min(a, 1 - d), Math.max(b, 1 - c)];
+});
+
 const MIN_GLYPH_PX = 8;
 const MAX_LINES_PER_BAND = 6;
 const NUMBER_WHITELIST = '0123456789/#';
