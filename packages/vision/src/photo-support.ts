@@ -103,6 +103,11 @@ function slabShadowBorders(c: CenteringResult): BorderMeasurement[] {
   return Object.values(c.borders).filter((b) => b.widthMm < PHOTO_SUPPORT_LIMITS.slabMinBorderMm);
 }
 
+/** The border whose frame and outline fit worst: what a centering reading's confidence is. */
+function weakestBorder(c: CenteringResult): BorderMeasurement {
+  return Object.values(c.borders).reduce((a, b) => (b.confidence < a.confidence ? b : a));
+}
+
 /** The worse axis of a side's centering folded to 50-100 (70 for 30/70 or 70/30). */
 function worseAxisShare(c: CenteringResult): number {
   return Math.max(c.leftRight, 100 - c.leftRight, c.topBottom, 100 - c.topBottom);
@@ -186,7 +191,7 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     // axes' border totals alike); when they do not, one of them is a line of the design, not the frame.
     const lr = c.leftMm + c.rightMm;
     const tb = c.topMm + c.bottomMm;
-    const weakest = Object.values(c.borders).reduce((a, b) => (b.confidence < a.confidence ? b : a));
+    const weakest = weakestBorder(c);
     const unsure = `the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)})`;
     if (Math.abs(lr - tb) > L.centeringFrameMismatchMm) {
       notAssessed.centering = (c.confidence < L.centeringMinConfidence ? `${unsure}, and the lines ` : 'the lines ') + `found do not form a frame (left + right ${round1(lr)} mm, top + bottom ${round1(tb)} mm)`;
@@ -200,7 +205,7 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     // of 1.2. Out of one, generated off-centre cards fit as weakly and are read right (bench:vision centering MAE
     // 0.053, 0.117 with this rule everywhere). An outline from the detector's second look is as unsure: on a sleeved
     // card under glare it ended at the glare, and the 0.4 mm "border" left there read 94/6.
-    const weakest = Object.values(c.borders).reduce((a, b) => (b.confidence < a.confidence ? b : a));
+    const weakest = weakestBorder(c);
     notAssessed.centering = `${input.slab ? 'in a slab' : input.withinHolder ? 'in a holder' : "on an outline from the detector's second look"}, the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)}), and the edges beside it may be the holder's: its reading (${Math.round(worseAxisShare(c))}/${100 - Math.round(worseAxisShare(c))} on its worse axis) is not used`;
   }
   return { pxPerMm, blurMm, outlineAspect: aspect, slab: input.slab ?? null, notAssessed };
