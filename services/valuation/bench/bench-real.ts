@@ -25,6 +25,9 @@
  *   centering            |engine share - hand-measured share| in points, median and p90, over both axes of the
  *                        sides whose centering the engine assessed (`n` sides); `notAssessed` counts the hand-measured
  *                        sides where it said it could not measure
+ *   frontNothingAssessed photos whose front was found but could support none of centering, corners, edges and
+ *                        surface (too few pixels per mm, a slab with no sure frame...): their grade is "nothing seen",
+ *                        an upper bound and not a measurement; `of` is the photos whose front was found
  * Writes a per-photo table beside the manifest (out/bench-real.tsv) and, with BENCH_REAL_OVERLAYS=1, each card's
  * overlay (out/<id>.png). BENCH_REAL_FILTER=<regex on id> runs a subset. The LAST line is one JSON object.
  */
@@ -249,6 +252,10 @@ async function main(): Promise<void> {
     },
     tightScans: { n: tightScans.length, outlineCoversPhoto: rate(tightScans.filter(coversPhoto).length, tightScans.length) },
     centering: { n: centeringSides, notAssessed: centeringNotAssessed, medianError: round(quantile(centeringErrors, 0.5), 2), p90Error: round(quantile(centeringErrors, 0.9), 2) },
+    frontNothingAssessed: {
+      photos: frontFound.filter((r) => (['front_centering', 'front_corners', 'front_edges', 'front_surface'] as const).every((i) => r.analysis!.grading.notAssessed.includes(i))).length,
+      of: frontFound.length,
+    },
     msPerCardP50: round(quantile(ms, 0.5), 0),
   };
   console.log(`real photos: ${summary.cards} cards, ${summary.photos} photos; per-photo table: ${path.relative(process.cwd(), path.join(OUT_DIR, 'bench-real.tsv'))}`);
