@@ -144,6 +144,8 @@ async function main(): Promise<void> {
   const minis = rows.filter((r) => r.card.size === 'mini');
   // A scan cropped into the card shows none of its edges on two sides: there is no outline to find.
   const outlineNotShown = rows.filter((r) => r.card.outlineShown === false);
+  // Photos left out of the detection rate, and the card-shaped outlines found in them (never the card's).
+  const photosAndCardShaped = (rs: Row[]) => ({ photos: rs.reduce((a, r) => a + r.sidesTried, 0), cardShaped: rs.reduce((a, r) => a + r.sidesFound, 0) });
   const english = toIdentify.filter((r) => r.card.language === 'en' && r.identified);
   const top1 = english.filter((r) => r.identified!.cardId === r.card.identity!.catalogId).length;
   const fieldRate = (f: 'name' | 'number' | 'set') => {
@@ -220,8 +222,8 @@ async function main(): Promise<void> {
     photos: sidesTried,
     detectionRate: rate(sidesFound, sidesTried),
     detectionStandardSize: rate(standard.reduce((a, r) => a + r.sidesFound, 0), standard.reduce((a, r) => a + r.sidesTried, 0)),
-    minis: { photos: minis.reduce((a, r) => a + r.sidesTried, 0), cardShaped: minis.reduce((a, r) => a + r.sidesFound, 0) },
-    outlineNotShown: { photos: outlineNotShown.reduce((a, r) => a + r.sidesTried, 0), cardShaped: outlineNotShown.reduce((a, r) => a + r.sidesFound, 0) },
+    minis: photosAndCardShaped(minis),
+    outlineNotShown: photosAndCardShaped(outlineNotShown),
     identification: { n: english.length, top1: rate(top1, english.length), name: fieldRate('name'), number: fieldRate('number'), set: fieldRate('set') },
     grade: { n: graded.length, gradedTotal: rows.filter((r) => r.card.grade).length, exact: rate(gradeExact, graded.length), within1: rate(gradeWithin1, graded.length) },
     nearMint: {
