@@ -83,6 +83,18 @@ describe('photoSupport', () => {
     expect(s.notAssessed.edges).toMatch(/cropped to the card/);
   });
 
+  it("a photo cropped to the card whose proportions are not a card's: its borders are not measured from the photo's frame", () => {
+    // A 350 x 500 scan: taken at the card's 88 mm length, 61.6 mm wide where a card is 63.
+    const scan: Quad = [[0, 0], [350, 0], [350, 500], [0, 500]];
+    const s = photoSupport({ quadPx: scan, blurPx: 0.7, centering: centred, croppedPhoto: true });
+    expect(s.notAssessed.centering).toMatch(/^the photo is cropped to the card, and its proportions \(0\.7 as wide as tall\) are not a card's \(0\.72\): 1\.4 mm off across the card's width/);
+    // Within the limit (0.3 mm narrower) the frame is taken for the card's edges; an outline found in such a photo,
+    // not the photo's frame, is measured as it is.
+    const near: Quad = [[0, 0], [62.7 * 5.7, 0], [62.7 * 5.7, 88 * 5.7], [0, 88 * 5.7]];
+    expect(photoSupport({ quadPx: near, blurPx: 0.7, centering: centred, croppedPhoto: true }).notAssessed.centering).toBeUndefined();
+    expect(photoSupport({ quadPx: scan, blurPx: 0.7, centering: centred }).notAssessed.centering).toBeUndefined();
+  });
+
   it('an outline with a stronger edge just outside it on some side: corners and edges not assessed, saying on how many sides', () => {
     const one = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, sidesInsideStrongerEdge: 1 });
     expect(Object.keys(one.notAssessed).sort()).toEqual(['corners', 'edges']);
