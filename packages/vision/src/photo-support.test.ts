@@ -66,11 +66,14 @@ describe('photoSupport', () => {
     expect(s.notAssessed.edges).toBe("the outline found is 0.6 as wide as it is tall, not a bare card's 0.72: a slab, top-loader or sleeve, or not the card's own edge");
   });
 
-  it("a card in a graded slab: its corners and edges are not assessed, saying where the slab's label is; centering and surface are", () => {
+  it("a card in a graded slab: its corners, edges and surface are not assessed, saying where the slab's label is; centering is", () => {
     const s = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, slab: { side: 'top', fromMm: 6.5, toMm: 19 } });
-    expect(Object.keys(s.notAssessed).sort()).toEqual(['corners', 'edges']);
+    expect(Object.keys(s.notAssessed).sort()).toEqual(['corners', 'edges', 'surface']);
     expect(s.notAssessed.corners).toBe(
       "the card is in a graded slab (its label lies 6.5-19 mm beyond the card's top edge): its corners and edges are seen through plastic beside the slab's well, whose shadow and walls cannot be told from whitening and wear",
+    );
+    expect(s.notAssessed.surface).toBe(
+      "the card is in a graded slab (its label lies 6.5-19 mm beyond the card's top edge): its surface is seen through the slab's plastic, whose scratches, scuffs and reflections cannot be told from the card's own",
     );
     expect(s.slab).toEqual({ side: 'top', fromMm: 6.5, toMm: 19 });
     // Too few pixels: that reason comes first and covers the surface too.
@@ -115,13 +118,13 @@ describe('photoSupport', () => {
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: rim, withinHolder: true }).notAssessed.centering).toMatch(/^in a holder, the line found 0.34 mm in on the right/);
   });
 
-  it("an outline from the detector's second, looser look: only its centering is assessed, unless a slab confirms it", () => {
+  it("an outline from the detector's second, looser look: only its centering is assessed, and a slab confirming it is graded as one", () => {
     const s = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, secondLook: true });
     expect(Object.keys(s.notAssessed).sort()).toEqual(['corners', 'edges', 'surface']);
     expect(s.notAssessed.edges).toMatch(/second, looser look .* may be a holder's edge/);
-    // A slab's label beside it says what it is: graded as a slab, the surface included.
+    // A slab's label beside it says what it is: graded as a slab, saying so.
     const slab = { side: 'top' as const, fromMm: 6.5, toMm: 19 };
-    expect(Object.keys(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, slab, secondLook: true }).notAssessed).sort()).toEqual(['corners', 'edges']);
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, slab, secondLook: true }).notAssessed.surface).toMatch(/^the card is in a graded slab/);
     // Too few pixels says so first: that reason holds whatever found the outline.
     expect(photoSupport({ quadPx: quad(5), blurPx: 0.7, centering: centred, secondLook: true }).notAssessed.corners).toMatch(/pixels per mm/);
   });

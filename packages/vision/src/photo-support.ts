@@ -151,6 +151,10 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     const inSlab = `the card is in a graded slab (its label lies ${round1(s.fromMm)}-${round1(s.toMm)} mm beyond the card's ${s.side} edge): its corners and edges are seen through plastic beside the slab's well, whose shadow and walls cannot be told from whitening and wear`;
     notAssessed.corners = inSlab;
     notAssessed.edges = inSlab;
+    // Measured on the real set: over the 68 PSA slab scans sharp enough for the surface, the marks read did not follow
+    // PSA's grade (Spearman -0.35 between grade and surface sub-grade; PSA 10s carried 2.3 marks each, PSA 8s 1.0):
+    // holo sparkle, print, the well's edge and the plastic's own scratches read through it (GRADING.md, section 16).
+    notAssessed.surface = `the card is in a graded slab (its label lies ${round1(s.fromMm)}-${round1(s.toMm)} mm beyond the card's ${s.side} edge): its surface is seen through the slab's plastic, whose scratches, scuffs and reflections cannot be told from the card's own`;
   } else if (input.withinHolder) {
     // Found inside a larger outline with no slab label beside it (on the real set, a CGC slab photographed under shop
     // light, its label pale blue): the same plastic, walls and shadow may lie along its edges as in a slab.

@@ -20,6 +20,8 @@
  *                        all near-mint cards whose card was found, assessed or not; `bareSurfaceAssessed` the same
  *                        over near-mint cards out of any holder whose front surface was assessed, corners and edges
  *                        assessed or not (what a bare card's grade rests on when its outline cannot show its wear)
+ *   slabs                recognition (slabs whose label was found, bare cards taken for slabs) and the recognised
+ *                        slabs whose centering was measured (in a slab nothing else is)
  *   tightScans           the scans the manifest says are cropped tightly to the card (its notes): the share whose
  *                        outline covers at least TIGHT_SCAN_MIN_COVER of the photo, the card's whole face
  *   centering            |engine share - hand-measured share| in points, median and p90, over both axes of the
@@ -167,10 +169,9 @@ async function main(): Promise<void> {
   const nmGrades = nearMint.map((r) => r.analysis!.grading.grade);
   const nmDefects = nearMint.map((r) => r.analysis!.grading.defects.length);
   const bareNearMint = nearMintFound.filter((r) => r.card.holder === 'none' && !r.analysis!.grading.notAssessed.includes('front_surface'));
-  // In a recognised slab the corners and edges are not assessed; the surface and centering still are.
+  // In a recognised slab only the centering is assessed: the corners, edges and surface are seen through plastic.
   const inSlab = (r: Row) => r.analysis?.sides.front.support.slab != null;
-  const slabGraded = rows.filter((r) => r.card.grade && inSlab(r) && !r.analysis!.grading.notAssessed.includes('front_surface'));
-  const slabNearMint = slabGraded.filter((r) => isNearMint(r.card));
+  const slabFronts = rows.filter((r) => inSlab(r));
   const frontFound = rows.filter((r) => r.analysis);
   const centeringErrors: number[] = [];
   let centeringSides = 0;
@@ -243,14 +244,8 @@ async function main(): Promise<void> {
       // Recognition on the fronts found: slabs (by the manifest) whose label was found, bare cards taken for slabs.
       recognised: `${frontFound.filter((r) => r.card.holder === 'slab' && inSlab(r)).length}/${frontFound.filter((r) => r.card.holder === 'slab').length}`,
       bareTakenForSlab: `${frontFound.filter((r) => r.card.holder !== 'slab' && inSlab(r)).length}/${frontFound.filter((r) => r.card.holder !== 'slab').length}`,
-      // Graded cards in a recognised slab, by surface and centering: within ±1 of the professional grade; near mint.
-      graded: { n: slabGraded.length, within1: rate(slabGraded.filter((r) => Math.abs(r.analysis!.grading.grade - r.card.grade!.value) <= 1).length, slabGraded.length) },
-      nearMint: {
-        n: slabNearMint.length,
-        medianGrade: round(quantile(slabNearMint.map((r) => r.analysis!.grading.grade), 0.5), 2),
-        gradedAtLeast8: rate(slabNearMint.filter((r) => r.analysis!.grading.grade >= 8).length, slabNearMint.length),
-        medianFalseDefects: round(quantile(slabNearMint.map((r) => r.analysis!.grading.defects.length), 0.5), 2),
-      },
+      // Recognised slabs whose front centering was measured: the only aspect a slab's plastic leaves to measure.
+      centeringAssessed: `${slabFronts.filter((r) => !r.analysis!.grading.notAssessed.includes('front_centering')).length}/${slabFronts.length}`,
     },
     tightScans: { n: tightScans.length, outlineCoversPhoto: rate(tightScans.filter(coversPhoto).length, tightScans.length) },
     centering: { n: centeringSides, notAssessed: centeringNotAssessed, medianError: round(quantile(centeringErrors, 0.5), 2), p90Error: round(quantile(centeringErrors, 0.9), 2) },
