@@ -148,13 +148,13 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     // Measured on the real set: PSA slab scans of cards PSA graded 8-10 showed 2-16 mm² of "whitening" and up to
     // 25 mm² of "dings" at their corners, all the well's shadow and walls (GRADING.md, section 16).
     const s = input.slab;
-    const inSlab = `the card is in a graded slab (its label lies ${round1(s.fromMm)}-${round1(s.toMm)} mm beyond the card's ${s.side} edge): its corners and edges are seen through plastic beside the slab's well, whose shadow and walls cannot be told from whitening and wear`;
-    notAssessed.corners = inSlab;
-    notAssessed.edges = inSlab;
+    const inSlab = `the card is in a graded slab (its label lies ${round1(s.fromMm)}-${round1(s.toMm)} mm beyond the card's ${s.side} edge)`;
+    notAssessed.corners = `${inSlab}: its corners and edges are seen through plastic beside the slab's well, whose shadow and walls cannot be told from whitening and wear`;
+    notAssessed.edges = notAssessed.corners;
     // Measured on the real set: over the 68 PSA slab scans sharp enough for the surface, the marks read did not follow
     // PSA's grade (Spearman -0.35 between grade and surface sub-grade; PSA 10s carried 2.3 marks each, PSA 8s 1.0):
     // holo sparkle, print, the well's edge and the plastic's own scratches read through it (GRADING.md, section 16).
-    notAssessed.surface = `the card is in a graded slab (its label lies ${round1(s.fromMm)}-${round1(s.toMm)} mm beyond the card's ${s.side} edge): its surface is seen through the slab's plastic, whose scratches, scuffs and reflections cannot be told from the card's own`;
+    notAssessed.surface = `${inSlab}: its surface is seen through the slab's plastic, whose scratches, scuffs and reflections cannot be told from the card's own`;
   } else if (input.withinHolder) {
     // Found inside a larger outline with no slab label beside it (on the real set, a CGC slab photographed under shop
     // light, its label pale blue): the same plastic, walls and shadow may lie along its edges as in a slab.
@@ -190,13 +190,14 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     notAssessed.edges = cut;
   }
   const c = input.centering;
+  // How far the outline's width, taken at the card's 88 mm length, is from the card's 63 mm.
+  const cropMismatchMm = Math.abs(aspect * CARD_HEIGHT_MM - CARD_WIDTH_MM);
   if (pxPerMm < L.centeringMinPxPerMm) {
     notAssessed.centering = `the card spans ${round1(pxPerMm)} pixels per mm in the photo; ${L.centeringMinPxPerMm} are needed to measure its borders`;
-  } else if (input.croppedPhoto && Math.abs(aspect * CARD_HEIGHT_MM - CARD_WIDTH_MM) > L.croppedPhotoMaxMismatchMm) {
+  } else if (input.croppedPhoto && cropMismatchMm > L.croppedPhotoMaxMismatchMm) {
     // The borders are measured from the photo's frame; where the frame is not a card's shape, the crop fell off the
     // card's edge on one axis (into the card, or beside it), by an amount no measurement inside the photo can give.
-    const mismatch = Math.abs(aspect * CARD_HEIGHT_MM - CARD_WIDTH_MM);
-    notAssessed.centering = `the photo is cropped to the card, and its proportions (${round2(aspect)} as wide as tall) are not a card's (${round2(CARD_WIDTH_MM / CARD_HEIGHT_MM)}): ${round1(mismatch)} mm off across the card's width, so the crop has cut into the card or left a strip beside it, and its borders cannot be measured from the photo's frame`;
+    notAssessed.centering = `the photo is cropped to the card, and its proportions (${round2(aspect)} as wide as tall) are not a card's (${round2(CARD_WIDTH_MM / CARD_HEIGHT_MM)}): ${round1(cropMismatchMm)} mm off across the card's width, so the crop has cut into the card or left a strip beside it, and its borders cannot be measured from the photo's frame`;
   } else if (artBorders(c).length >= 2) {
     const art = artBorders(c);
     notAssessed.centering = `no printed border was found: the band taken for the ${art.map((b) => b.side).join(', ')} border varies like artwork (${art.map((b) => Math.round(b.borderSpread)).join(', ')} levels; a printed border is one colour, within ${L.borderMaxSpread}): a full-bleed design, or lines of its art`;
