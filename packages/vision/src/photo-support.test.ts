@@ -98,10 +98,15 @@ describe('photoSupport', () => {
     expect(photoSupport({ quadPx: scan, blurPx: 0.7, centering: centred }).notAssessed.centering).toBeUndefined();
   });
 
-  it('an outline with a stronger edge just outside it on some side: corners and edges not assessed, saying on how many sides', () => {
+  it('an outline with a stronger edge just outside it on some side: corners, edges and centering not assessed, saying on how many sides', () => {
     const one = photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, sidesInsideStrongerEdge: 1 });
-    expect(Object.keys(one.notAssessed).sort()).toEqual(['corners', 'edges']);
+    expect(Object.keys(one.notAssessed).sort()).toEqual(['centering', 'corners', 'edges']);
     expect(one.notAssessed.corners).toMatch(/^on 1 side of the card the outline found has a stronger edge up to 4 mm outside it/);
+    expect(one.notAssessed.centering).toMatch(/^on 1 side of the card .* the borders would be measured from the face, not from the card's edge$/);
+    // Too few pixels for wear: the borders are still not measured from the face.
+    expect(photoSupport({ quadPx: quad(6), blurPx: 0.7, centering: centred, sidesInsideStrongerEdge: 2 }).notAssessed.centering).toMatch(/^on 2 sides /);
+    // In a slab the stronger edge outside may be the well's: the frame tests decide, and this one is centred and sure.
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, sidesInsideStrongerEdge: 2, slab: { side: 'top', fromMm: 6.5, toMm: 19 } }).notAssessed.centering).toBeUndefined();
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, sidesInsideStrongerEdge: 3 }).notAssessed.edges).toMatch(/^on 3 sides /);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, sidesInsideStrongerEdge: 0 }).notAssessed).toEqual({});
     // Too few pixels says so first: that limit holds whatever the outline.

@@ -198,6 +198,12 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     // The borders are measured from the photo's frame; where the frame is not a card's shape, the crop fell off the
     // card's edge on one axis (into the card, or beside it), by an amount no measurement inside the photo can give.
     notAssessed.centering = `the photo is cropped to the card, and its proportions (${round2(aspect)} as wide as tall) are not a card's (${round2(CARD_WIDTH_MM / CARD_HEIGHT_MM)}): ${round1(cropMismatchMm)} mm off across the card's width, so the crop has cut into the card or left a strip beside it, and its borders cannot be measured from the photo's frame`;
+  } else if (input.sidesInsideStrongerEdge && !input.slab && !input.withinHolder) {
+    // The borders are measured from the outline, which lies on the printed face there: on the real set's 2023-24
+    // silver-bordered cards, from the face's edge to the art box (5.8 and 4.0 mm "borders" read as 59/41). In a slab
+    // or holder the stronger edge outside may be the well's or the plastic's, and the frame tests below hold.
+    const n = input.sidesInsideStrongerEdge;
+    notAssessed.centering = `on ${n} side${n > 1 ? 's' : ''} of the card the outline found has a stronger edge up to ${OUTER_STEP.withinMm} mm outside it, likely the card's own, with the outline on the printed face inside its border: the borders would be measured from the face, not from the card's edge`;
   } else if (artBorders(c).length >= 2) {
     const art = artBorders(c);
     notAssessed.centering = `no printed border was found: the band taken for the ${art.map((b) => b.side).join(', ')} border varies like artwork (${art.map((b) => Math.round(b.borderSpread)).join(', ')} levels; a printed border is one colour, within ${L.borderMaxSpread}): a full-bleed design, or lines of its art`;

@@ -61,17 +61,19 @@ describe('real photographs (committed fixtures)', () => {
   // 2023-24 Pokemon cards with silver foil borders, near mint (judged by eye at full resolution): the outline lies on
   // the face's edge inside the border on some sides, the card's edge a stronger step 2-3 mm further out. Before
   // `cardlens-vision-16` the printed STAGE tag and the face's own edge read as 4 worn corners and 4 worn edges on the
-  // Maushold (grade 8.5), 3 and 3 on the Pikachu (8.5).
+  // Maushold (grade 8.5), 3 and 3 on the Pikachu (8.5). Before `cardlens-vision-22` the Pikachu's borders were also
+  // measured from that outline, from the face's edge to its art box (5.8 and 4.0 mm at the top and bottom: 59/41).
   it.each([
     ['localvin-maushold', 'Maushold 168/193'],
     ['localvin-pikachu', 'Pikachu 062/193'],
-  ])('%s (%s, near mint, bare on a table): not marked damaged; its corners and edges are said not judged, and why', async (id) => {
+  ])('%s (%s, near mint, bare on a table): not marked damaged; its corners, edges and centering are said not judged, and why', async (id) => {
     const a = await analyse(id);
     expect(a.grading.defects).toEqual([]);
     expect(a.grading.grade).toBeGreaterThanOrEqual(9);
     expect(a.grading.notAssessed).toEqual(expect.arrayContaining(['front_corners', 'front_edges']));
     expect(a.grading.notAssessed).not.toContain('front_surface');
     expect(a.sides.front.support.notAssessed.corners).toMatch(/stronger edge up to 4 mm outside it/);
+    expect(a.sides.front.support.notAssessed.centering).toMatch(/the borders would be measured from the face, not from the card's edge$/);
   }, 60_000);
 
   // Photos cropped to the card, the card's edges at the photo's: the detector outlined each from its top edge to a
