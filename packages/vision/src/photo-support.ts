@@ -116,6 +116,11 @@ function weakestBorder(c: CenteringResult): BorderMeasurement {
   return Object.values(c.borders).reduce((a, b) => (b.confidence < a.confidence ? b : a));
 }
 
+/** Why an outline with a stronger edge just outside it on `n` sides is taken to lie on the printed face. */
+function outlineOnFace(n: number): string {
+  return `on ${n} side${n > 1 ? 's' : ''} of the card the outline found has a stronger edge up to ${OUTER_STEP.withinMm} mm outside it, likely the card's own, with the outline on the printed face inside its border`;
+}
+
 /** The worse axis of a side's centering folded to 50-100 (70 for 30/70 or 70/30). */
 function worseAxisShare(c: CenteringResult): number {
   return Math.max(c.leftRight, 100 - c.leftRight, c.topBottom, 100 - c.topBottom);
@@ -173,8 +178,7 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     // On the real set, 2023-24 Pokemon cards with silver foil borders: the outline lay on the face's edge inside the
     // border (resolve.ts, OUTER_STEP), and the printed corner tags and the face's own edge read as 2-4 worn corners
     // and 1-4 worn edges on each near-mint card.
-    const n = input.sidesInsideStrongerEdge;
-    const inside = `on ${n} side${n > 1 ? 's' : ''} of the card the outline found has a stronger edge up to ${OUTER_STEP.withinMm} mm outside it, likely the card's own, with the outline on the printed face inside its border: wear along the outline would be read from print, so it is not judged`;
+    const inside = `${outlineOnFace(input.sidesInsideStrongerEdge)}: wear along the outline would be read from print, so it is not judged`;
     notAssessed.corners = inside;
     notAssessed.edges = inside;
   } else if (input.croppedPhoto) {
@@ -202,8 +206,7 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     // The borders are measured from the outline, which lies on the printed face there: on the real set's 2023-24
     // silver-bordered cards, from the face's edge to the art box (5.8 and 4.0 mm "borders" read as 59/41). In a slab
     // or holder the stronger edge outside may be the well's or the plastic's, and the frame tests below hold.
-    const n = input.sidesInsideStrongerEdge;
-    notAssessed.centering = `on ${n} side${n > 1 ? 's' : ''} of the card the outline found has a stronger edge up to ${OUTER_STEP.withinMm} mm outside it, likely the card's own, with the outline on the printed face inside its border: the borders would be measured from the face, not from the card's edge`;
+    notAssessed.centering = `${outlineOnFace(input.sidesInsideStrongerEdge)}: the borders would be measured from the face, not from the card's edge`;
   } else if (artBorders(c).length >= 2) {
     const art = artBorders(c);
     notAssessed.centering = `no printed border was found: the band taken for the ${art.map((b) => b.side).join(', ')} border varies like artwork (${art.map((b) => Math.round(b.borderSpread)).join(', ')} levels; a printed border is one colour, within ${L.borderMaxSpread}): a full-bleed design, or lines of its art`;
