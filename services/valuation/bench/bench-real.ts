@@ -20,8 +20,9 @@
  *                        all near-mint cards whose card was found, assessed or not; `bareSurfaceAssessed` the same
  *                        over near-mint cards out of any holder whose front surface was assessed, corners and edges
  *                        assessed or not (what a bare card's grade rests on when its outline cannot show its wear)
- *   slabs                recognition (slabs whose label was found, bare cards taken for slabs) and the recognised
- *                        slabs whose centering was measured (in a slab nothing else is)
+ *   slabs                recognition (slabs whose label was found, bare cards taken for slabs), the recognised
+ *                        slabs whose centering was measured (in a slab nothing else is), and their grades against
+ *                        the label's (`vsLabel`: within ±1, more than one above, more than one below)
  *   tightScans           the scans the manifest says are cropped tightly to the card (its notes): the share whose
  *                        outline covers at least TIGHT_SCAN_MIN_COVER of the photo, the card's whole face
  *   centering            |engine share - hand-measured share| in points, median and p90, over both axes of the
@@ -172,6 +173,7 @@ async function main(): Promise<void> {
   // In a recognised slab only the centering is assessed: the corners, edges and surface are seen through plastic.
   const inSlab = (r: Row) => r.analysis?.sides.front.support.slab != null;
   const slabFronts = rows.filter((r) => inSlab(r));
+  const slabGradeGaps = slabFronts.filter((r) => r.card.grade).map((r) => r.analysis!.grading.grade - r.card.grade!.value);
   const frontFound = rows.filter((r) => r.analysis);
   const centeringErrors: number[] = [];
   let centeringSides = 0;
@@ -246,6 +248,14 @@ async function main(): Promise<void> {
       bareTakenForSlab: `${frontFound.filter((r) => r.card.holder !== 'slab' && inSlab(r)).length}/${frontFound.filter((r) => r.card.holder !== 'slab').length}`,
       // Recognised slabs whose front centering was measured: the only aspect a slab's plastic leaves to measure.
       centeringAssessed: `${slabFronts.filter((r) => !r.analysis!.grading.notAssessed.includes('front_centering')).length}/${slabFronts.length}`,
+      // Their grades (an upper bound where nothing else is seen) against the label's: within ±1, and more than one
+      // grade above and below it.
+      vsLabel: {
+        n: slabGradeGaps.length,
+        within1: rate(slabGradeGaps.filter((d) => Math.abs(d) <= 1).length, slabGradeGaps.length),
+        above: slabGradeGaps.filter((d) => d > 1).length,
+        below: slabGradeGaps.filter((d) => d < -1).length,
+      },
     },
     tightScans: { n: tightScans.length, outlineCoversPhoto: rate(tightScans.filter(coversPhoto).length, tightScans.length) },
     centering: { n: centeringSides, notAssessed: centeringNotAssessed, medianError: round(quantile(centeringErrors, 0.5), 2), p90Error: round(quantile(centeringErrors, 0.9), 2) },
