@@ -172,7 +172,7 @@ async function main(): Promise<void> {
   const bareNearMint = nearMintFound.filter((r) => r.card.holder === 'none' && !r.analysis!.grading.notAssessed.includes('front_surface'));
   // In a recognised slab only the centering is assessed: the corners, edges and surface are seen through plastic.
   const inSlab = (r: Row) => r.analysis?.sides.front.support.slab != null;
-  const slabFronts = rows.filter((r) => inSlab(r));
+  const slabFronts = rows.filter(inSlab);
   const slabGradeGaps = slabFronts.filter((r) => r.card.grade).map((r) => r.analysis!.grading.grade - r.card.grade!.value);
   const frontFound = rows.filter((r) => r.analysis);
   const centeringErrors: number[] = [];
@@ -244,8 +244,8 @@ async function main(): Promise<void> {
     },
     slabs: {
       // Recognition on the fronts found: slabs (by the manifest) whose label was found, bare cards taken for slabs.
-      recognised: `${frontFound.filter((r) => r.card.holder === 'slab' && inSlab(r)).length}/${frontFound.filter((r) => r.card.holder === 'slab').length}`,
-      bareTakenForSlab: `${frontFound.filter((r) => r.card.holder !== 'slab' && inSlab(r)).length}/${frontFound.filter((r) => r.card.holder !== 'slab').length}`,
+      recognised: `${slabFronts.filter((r) => r.card.holder === 'slab').length}/${frontFound.filter((r) => r.card.holder === 'slab').length}`,
+      bareTakenForSlab: `${slabFronts.filter((r) => r.card.holder !== 'slab').length}/${frontFound.filter((r) => r.card.holder !== 'slab').length}`,
       // Recognised slabs whose front centering was measured: the only aspect a slab's plastic leaves to measure.
       centeringAssessed: `${slabFronts.filter((r) => !r.analysis!.grading.notAssessed.includes('front_centering')).length}/${slabFronts.length}`,
       // Their grades (an upper bound where nothing else is seen) against the label's: within ±1, and more than one
