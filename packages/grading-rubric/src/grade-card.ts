@@ -9,11 +9,11 @@ import { gradeLabel } from './names';
 import { gradeDistribution, overallDetail, predictedProfessionalGrade } from './overall';
 import { gradeSides } from './sides';
 import { DISCLAIMER, explain } from './text';
-import { notAssessedReasons, withoutUnsupported } from './not-assessed';
+import { nothingAssessed, notAssessedReasons, withoutUnsupported } from './not-assessed';
 import type { CardMeasurements, CenteringResult, GradeOptions, RubricResult } from './types';
 
 /** Bumped whenever a threshold or rule changes (generated labels record it). */
-export const RUBRIC_VERSION = '1.0.0';
+export const RUBRIC_VERSION = '1.1.0';
 
 export { BACK_NOT_ASSESSED } from './not-assessed';
 
@@ -40,7 +40,9 @@ export function gradeCard(measured: CardMeasurements, options: GradeOptions = {}
   const { front, back, subGrades } = gradeSides(m);
   const centering = assessCentering(m);
   const overall = overallDetail(subGrades);
-  const predicted = predictedProfessionalGrade(overall.grade, centering.psaCap);
+  // A professional grade is predicted from what was seen: where the photos supported no aspect at all, the
+  // grade is only the upper bound of a card on which nothing was seen, and nothing is predicted from it.
+  const predicted = nothingAssessed(measured, notAssessed) ? null : predictedProfessionalGrade(overall.grade, centering.psaCap);
   const conf = confidences(m, subGrades, options, notAssessed);
   const detailed = [...sideDefects('front', m.front), ...(m.back ? sideDefects('back', m.back) : [])];
   const text = explain(
@@ -53,7 +55,7 @@ export function gradeCard(measured: CardMeasurements, options: GradeOptions = {}
     grade: overall.grade,
     gradeLabel: gradeLabel(overall.grade),
     predictedGrade: predicted,
-    predictedGradeLabel: gradeLabel(predicted),
+    predictedGradeLabel: predicted === null ? null : gradeLabel(predicted),
     subGrades,
     subGradeConfidences: conf.subGrades,
     confidence: conf.overall,
@@ -63,7 +65,7 @@ export function gradeCard(measured: CardMeasurements, options: GradeOptions = {}
     limitingFactors: text.limitingFactors,
     notAssessed: notAssessed.map((r) => r.item),
     notAssessedReasons: notAssessed,
-    gradeDistribution: gradeDistribution(predicted, conf.overall),
+    gradeDistribution: predicted === null ? [] : gradeDistribution(predicted, conf.overall),
     summary: text.summary,
     justification: text.justification,
     disclaimer: DISCLAIMER,

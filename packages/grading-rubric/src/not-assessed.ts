@@ -32,6 +32,13 @@ export function notAssessedReasons(m: CardMeasurements, options: GradeOptions = 
   return out;
 }
 
+/** True where every aspect of every photographed side is among the not-assessed ones: nothing was measured. */
+export function nothingAssessed(m: CardMeasurements, reasons: NotAssessedReason[]): boolean {
+  const items = new Set(reasons.map((r) => r.item));
+  const sides: Side[] = m.back ? ['front', 'back'] : ['front'];
+  return sides.every((side) => ASPECTS.every((aspect) => items.has(`${side}_${aspect}`)));
+}
+
 function nothingSeen(s: SideMeasurements, aspects: Set<SubGradeName>): SideMeasurements {
   const out: SideMeasurements = { ...s };
   if (aspects.has('centering')) {

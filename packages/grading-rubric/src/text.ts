@@ -27,7 +27,8 @@ export interface TextContext {
   back?: SideGrades;
   centering: CenteringResult;
   overall: OverallDetail;
-  predicted: number;
+  /** Null where nothing at all was assessed. */
+  predicted: number | null;
   defects: DetailedDefect[];
   /** Aspects the photos could not support (the missing back's included), with reasons. */
   notAssessed: NotAssessedReason[];
@@ -232,7 +233,7 @@ function overallSentence(ctx: TextContext, limits: LimitingFactor[]): string {
   return `${text}.`;
 }
 
-function predictedSentence(ctx: TextContext): string {
+function predictedSentence(ctx: TextContext & { predicted: number }): string {
   const p = ctx.predicted;
   const floor = Math.floor(ctx.overall.grade + 1e-9);
   const head = `Predicted professional grade ${gradeLabel(p)} (${gradeLongName(p)})`;
@@ -243,8 +244,32 @@ function predictedSentence(ctx: TextContext): string {
   return `${head}: the overall ${formatGrade(ctx.overall.grade)} rounded down to a whole grade${also}.`;
 }
 
+/**
+ * Nothing measured: no sentence may read a "nothing seen" value as a measurement, so the text says only what
+ * could not be seen and why, and that no professional grade is predicted.
+ */
+function explainNothingAssessed(ctx: TextContext): Explanation {
+  const unsupported = ctx.notAssessed.filter((r) => ctx.back || !r.item.startsWith('back_'));
+  const reasons = unsupported.map((r) => `${itemWords(r.item)} (${r.reason})`).join('; ');
+  const bound = formatGrade(ctx.overall.grade);
+  const sentences = [
+    `AI estimate, not a certified grade: nothing on the card could be assessed from ${ctx.back ? 'these photos' : 'this photo'}, so no professional grade is predicted.`,
+    `The overall ${bound} is only the upper bound of a card on which nothing was seen, at a low confidence; it is not a reading of the card's condition.`,
+    `Not assessed: ${reasons}.`,
+  ];
+  if (!ctx.back) sentences.push('The back was not photographed.');
+  sentences.push(DISCLAIMER);
+  return {
+    summary: `AI estimate: nothing could be assessed from ${ctx.back ? 'the photos' : 'the photo'} (${unsupported.map((r) => itemWords(r.item)).join(', ')}), so no professional grade is predicted and ${bound} is only an upper bound.`,
+    justification: sentences.join(' '),
+    limitingFactors: [],
+  };
+}
+
 /** Build the summary, the justification and the list of limiting factors. */
 export function explain(ctx: TextContext): Explanation {
+  if (ctx.predicted === null) return explainNothingAssessed(ctx);
+  const predicted = { ...ctx, predicted: ctx.predicted };
   const limits: LimitingFactor[] = [];
   const o = ctx.overall;
   const sentences = [
@@ -254,7 +279,7 @@ export function explain(ctx: TextContext): Explanation {
     categorySentence(ctx, 'edges', limits),
     categorySentence(ctx, 'surface', limits),
     overallSentence(ctx, limits),
-    predictedSentence(ctx),
+    predictedSentence(predicted),
   ];
   if (!ctx.back) {
     sentences.push('The back was not photographed, so back centering, corners, edges and surface were not assessed and the confidences are lower.');

@@ -261,10 +261,13 @@ export interface RubricResult {
   grade: number;
   /** e.g. 'NM-MT+ 8.5'. */
   gradeLabel: string;
-  /** Predicted professional (PSA-like) grade, integer 1-10. */
-  predictedGrade: number;
-  /** e.g. 'NM-MT 8'. */
-  predictedGradeLabel: string;
+  /**
+   * Predicted professional (PSA-like) grade, integer 1-10; null where the photos supported no aspect at all
+   * (nothing was measured, so nothing is predicted).
+   */
+  predictedGrade: number | null;
+  /** e.g. 'NM-MT 8'; null with predictedGrade. */
+  predictedGradeLabel: string | null;
   /** Combined (front + back) sub-grades. */
   subGrades: SubGradeSet;
   /** Confidence 0-1 per combined sub-grade. */
@@ -279,7 +282,7 @@ export interface RubricResult {
   notAssessed: NotAssessedItem[];
   /** The reason for each entry of notAssessed, in the same order. */
   notAssessedReasons: NotAssessedReason[];
-  /** Probability over integer professional grades 1..10 (sums to 1). */
+  /** Probability over integer professional grades 1..10 (sums to 1); empty where no grade is predicted. */
   gradeDistribution: GradeProbability[];
   /** One sentence. */
   summary: string;

@@ -26,7 +26,7 @@ const crease = (lengthMm: number, contrast = 0.5): SurfaceDefect => ({ kind: 'cr
 function allGrades(r: RubricResult): number[] {
   const s = r.sides;
   return [
-    r.grade, r.predictedGrade, r.subGrades.centering, r.subGrades.corners, r.subGrades.edges, r.subGrades.surface,
+    r.grade, ...(r.predictedGrade === null ? [] : [r.predictedGrade]), r.subGrades.centering, r.subGrades.corners, r.subGrades.edges, r.subGrades.surface,
     s.front.corners, s.front.edges, s.front.surface, s.front.centering,
     ...(s.back ? [s.back.corners, s.back.edges, s.back.surface, s.back.centering] : []),
   ];
@@ -216,6 +216,33 @@ describe('gradeCard: aspects the photo cannot support', () => {
     expect(limited.summary).toContain('front centering, front corners, front surface not assessed from the photo');
   });
 
+  it('predicts no professional grade where nothing at all was assessed, and says so without reading the bounds as measurements', () => {
+    const all = { centering: 'no sure frame', corners: 'the card is cropped at its edge', edges: 'the card is cropped at its edge', surface: 'too few pixels per mm' };
+    const frontOnly: CardMeasurements = { front: worn().front };
+    const nothing = gradeCard(frontOnly, { quality: { front: { notAssessed: all } } });
+    expect(nothing.predictedGrade).toBeNull();
+    expect(nothing.predictedGradeLabel).toBeNull();
+    expect(nothing.gradeDistribution).toEqual([]);
+    expect(nothing.grade).toBe(10);
+    expect(nothing.limitingFactors).toEqual([]);
+    expect(nothing.confidence).toBeLessThan(0.3);
+    expect(nothing.summary).toContain('no professional grade is predicted');
+    expect(nothing.summary).toContain('front centering, front corners, front edges, front surface');
+    expect(nothing.justification).toContain(`front surface (${all.surface})`);
+    expect(nothing.justification).not.toMatch(/Predicted professional grade|\d+\/\d+ left to right/);
+
+    // Anything seen on either side is a reading: a grade is predicted from it.
+    const withBack = gradeCard(worn(), { quality: { front: { notAssessed: all } } });
+    expect(withBack.predictedGrade).toEqual(expect.any(Number));
+    expect(withBack.gradeDistribution.reduce((a, g) => a + g.probability, 0)).toBeCloseTo(1, 3);
+    const neitherSide = gradeCard(worn(), { quality: { front: { notAssessed: all }, back: { notAssessed: all } } });
+    expect(neitherSide.predictedGrade).toBeNull();
+    expect(neitherSide.summary).toContain('nothing could be assessed from the photos');
+    const { surface: _seen, ...allButSurface } = all;
+    const oneSeen = gradeCard(frontOnly, { quality: { front: { notAssessed: allButSurface } } });
+    expect(oneSeen.predictedGrade).toEqual(expect.any(Number));
+  });
+
   it('never lowers a grade: with any aspect unsupported every grade is at least the measured one', () => {
     fc.assert(
       fc.property(cardArb, fc.subarray(['centering', 'corners', 'edges', 'surface'] as const, { minLength: 1 }), fc.boolean(), (card, aspects, onBack) => {
@@ -224,7 +251,10 @@ describe('gradeCard: aspects the photo cannot support', () => {
         const measured = gradeCard(card);
         const limited = gradeCard(card, { quality: { [side]: { notAssessed } } });
         expect(limited.grade).toBeGreaterThanOrEqual(measured.grade);
-        expect(limited.predictedGrade).toBeGreaterThanOrEqual(measured.predictedGrade);
+        // Nothing predicted only where nothing at all was assessed (the whole front of a card without a back).
+        const nothing = aspects.length === 4 && side === 'front' && !card.back;
+        if (nothing) expect(limited.predictedGrade).toBeNull();
+        else expect(limited.predictedGrade).toBeGreaterThanOrEqual(measured.predictedGrade!);
         for (const k of ['centering', 'corners', 'edges', 'surface'] as const) expect(limited.subGrades[k]).toBeGreaterThanOrEqual(measured.subGrades[k]);
         expect(limited.notAssessed).toEqual(expect.arrayContaining(aspects.map((a) => `${side}_${a}`)));
       }),

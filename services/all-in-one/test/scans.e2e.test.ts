@@ -29,6 +29,8 @@ interface Images {
   png: Buffer;
   /** A real phone photo of a card (a committed fixture of the real-photo set) shrunk to 150 x 200 pixels: too few to grade. */
   small: Buffer;
+  /** The generated front at 360 px tall: accepted, the card found, but under 5 px per mm, too few for any aspect. */
+  lowResolution: Buffer;
 }
 
 /** A loopback image server for URL scans; it counts every TCP connection it accepts. */
@@ -84,6 +86,7 @@ function scansSuite(mode: StackMode) {
       back: Buffer.from(sample.backJpeg),
       png: await sharp(sample.frontJpeg).png().toBuffer(),
       small: await smallRealPhoto(),
+      lowResolution: await sharp(sample.frontJpeg).resize({ height: 360 }).jpeg({ quality: 92 }).toBuffer(),
     };
     server = await startImageServer(images);
     blobDir = mkdtempSync(path.join(tmpdir(), 'cardlens-scans-'));
@@ -216,6 +219,19 @@ function scansSuite(mode: StackMode) {
       );
       expect(grading.centering.back).toBeNull();
       expect(grading.frontBack.back).toBeNull();
+    }, 120_000);
+
+    it('a photo on which nothing can be assessed: graded as an upper bound, no professional grade predicted, and the reasons given', async () => {
+      const { auth } = await register(1);
+      const accepted = await submit(auth, { form: multipart('grade', { front: images.lowResolution, back: undefined }) });
+      expect(accepted.status).toBe(202);
+      const done = await waitForScan(auth, Number(accepted.json.id));
+      expect(done.json.status).toBe('completed');
+      const grading = done.json.grading as { grade: number; predictedGrade: unknown; summary: string; notAssessed: string[]; notAssessedReasons: { item: string; reason: string }[] };
+      expect(grading.notAssessed).toEqual(expect.arrayContaining(['front_centering', 'front_corners', 'front_edges', 'front_surface']));
+      expect(grading.predictedGrade).toBeNull();
+      expect(grading.summary).toContain('no professional grade is predicted');
+      expect(grading.notAssessedReasons.find((r) => r.item === 'front_surface')?.reason).toMatch(/pixels per mm/);
     }, 120_000);
 
     it('a PNG sent under a .jpg name and image/jpeg type is judged by its bytes and accepted', async () => {

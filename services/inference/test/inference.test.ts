@@ -60,6 +60,20 @@ describe('inference service over gRPC', () => {
     expect(response.grading!.notAssessed).toEqual(expect.arrayContaining(['back_centering', 'back_corners', 'back_edges', 'back_surface']));
   }, 180_000);
 
+  it('predicts no professional grade from a photo on which nothing could be assessed, and says why', async () => {
+    // The card's long side at about 300 px: under 5 px per mm, too few for centering, corners, edges or surface.
+    const sample = await generateSample(1_000_003);
+    const small = await sharp(sample.frontJpeg).resize({ height: 360 }).jpeg({ quality: 92 }).toBuffer();
+    const response = await callUnary(client, 'analyzeCard', { front: small, wantGrading: true, wantEvidence: false, wantOverlay: false }, deadline);
+    expect(response.frontDetection?.found).toBe(true);
+    const grading = response.grading!;
+    expect(grading.notAssessed).toEqual(expect.arrayContaining(['front_centering', 'front_corners', 'front_edges', 'front_surface']));
+    expect(grading.predictedGrade).toBeUndefined();
+    expect(grading.gradeDistribution).toEqual([]);
+    expect(grading.summary).toContain('no professional grade is predicted');
+    expect(grading.notAssessedReasons.find((r) => r.item === 'front_corners')?.reason).toMatch(/pixels per mm/);
+  }, 180_000);
+
   it.each([
     ['not an image', Buffer.from('hello, this is not a photo'), 'invalid_image'],
     ['a truncated JPEG', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46]), 'invalid_image'],

@@ -27,7 +27,8 @@ export function gradingToProto(result: RubricResult, measured: { front: Shares; 
     c ? { leftRight: c.leftRight, topBottom: c.topBottom } : undefined;
   return {
     grade: result.grade,
-    predictedGrade: result.predictedGrade,
+    // Absent where nothing was assessed: no professional grade is predicted.
+    ...(result.predictedGrade === null ? {} : { predictedGrade: result.predictedGrade }),
     subGrades: { ...result.subGrades },
     summary: result.summary,
     justification: result.justification,
