@@ -28,7 +28,7 @@ import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
 import { cornersAtPhotoEdge, isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-22';
+export const ENGINE_VERSION = 'cardlens-vision-23';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -487,7 +487,9 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
         overlayPng = await renderOverlay({
           front: overlaySide(front, 'front', grading),
           ...(back ? { back: overlaySide(back, 'back', grading) } : {}),
-          title: `Grade ${grading.grade} · predicted ${grading.predictedGrade} · AI estimate`,
+          title: grading.predictedGrade === null
+            ? `Nothing assessed: grade ${grading.grade} is only an upper bound · AI estimate`
+            : `Grade ${grading.grade} · predicted ${grading.predictedGrade} · AI estimate`,
         });
       }
       const t3 = performance.now();

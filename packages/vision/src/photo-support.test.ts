@@ -134,6 +134,23 @@ describe('photoSupport', () => {
     expect(photoSupport({ quadPx: quad(5), blurPx: 0.7, centering: centred, secondLook: true }).notAssessed.corners).toMatch(/pixels per mm/);
   });
 
+  it('centering: borders so few pixels wide that one pixel is most of a centering grade are not measured, wherever the card is', () => {
+    // 5.3 px per mm: borders of 0.6 and 0.65 mm are 3.2 and 3.4 px, and one pixel moves the share by 7.8 points.
+    const edgeHugging = centering({ left: 0.65, right: 0.7, top: 0.6, bottom: 0.65 }, 0.9);
+    const s = photoSupport({ quadPx: quad(5.3), blurPx: 0.7, centering: edgeHugging });
+    expect(s.notAssessed.centering).toBe(
+      "the top/bottom borders found are 3 and 3 pixels wide in the photo: one pixel in either line moves the share by up to 7.8 points (at most 4; a step of PSA's centering table is 5), too few pixels to measure them",
+    );
+    // The same shares at 20 px per mm (13-14 px): measured.
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: edgeHugging }).notAssessed.centering).toBeUndefined();
+    // A generated card at its most off-centre (0.78 and 4.42 mm on an axis) at 5 px per mm: 3.3 points, measured.
+    const offCentre = centering({ left: 0.78, right: 4.42, top: 3, bottom: 3 }, 0.9);
+    expect(photoSupport({ quadPx: quad(5), blurPx: 0.7, centering: offCentre }).notAssessed.centering).toBeUndefined();
+    // One thin border beside a wide one on the other axis: the axis that moves most is named.
+    const oneThin = centering({ left: 2.6, right: 2.6, top: 1.8, bottom: 0.56 }, 0.9);
+    expect(photoSupport({ quadPx: quad(5.4), blurPx: 0.7, centering: oneThin }).notAssessed.centering).toMatch(/^the top\/bottom borders found are 10 and 3 pixels wide/);
+  });
+
   it("centering in a slab: a border narrower than a printed one is the well's shadow along the card's edge, and is not taken", () => {
     const slab = { side: 'top' as const, fromMm: 6.5, toMm: 19 };
     const rim = centering({ left: 2.75, right: 0.34, top: 2.82, bottom: 0.41 }, 0.8);

@@ -22,6 +22,16 @@ export const PHOTO_SUPPORT_LIMITS = {
   /** Pixels per mm below which a border (2-4 mm) cannot be measured to a few hundredths of its width. */
   centeringMinPxPerMm: 5,
   /**
+   * Share points by which one pixel in the line of an axis's narrower border may move that axis's share, at most
+   * (100 x wider / (left + right)^2, borders in pixels). Beyond it a pixel's error in locating a line is most of a
+   * step of PSA's centering table (5 points: 55/45, 60/40, ...), and the reading says more about the pixels than the
+   * card. Generated borders (2.6-4.6 mm nominal, an axis at least 5.2 mm in all) stay under 3.8 at 5 px per mm; the
+   * real set's slab scans and phone photos read on sure frames at 0.6-2.5. On the real set's 350 x 500 scans outlined
+   * on a printed line inside the card, borders of 0.6-0.9 mm (3-5 px) read 4.8-16.7 points per pixel: near 50/50 on
+   * symmetric designs by chance, 76/24 to 89/11 (grades 4-7.5) on others.
+   */
+  centeringMaxPointsPerPx: 4,
+  /**
    * Centering confidence (the weakest border's frame and outline fits) below which the frame may not have been
    * found; the reason given says so.
    */
@@ -109,6 +119,20 @@ function artBorders(c: CenteringResult): BorderMeasurement[] {
 /** The borders narrower than a printed one can be: in a slab, the well's shadow along the card's edge. */
 function slabShadowBorders(c: CenteringResult): BorderMeasurement[] {
   return Object.values(c.borders).filter((b) => b.widthMm < PHOTO_SUPPORT_LIMITS.slabMinBorderMm);
+}
+
+/**
+ * The axis on which one pixel moves the share most (the narrower border's line moved by one pixel, 100 x wider /
+ * (sum)^2, borders in pixels), with that figure and its borders in pixels.
+ */
+function pixelSensitivity(c: CenteringResult, pxPerMm: number): { axis: 'left/right' | 'top/bottom'; pointsPerPx: number; px: [number, number] } {
+  const axis = (a: number, b: number) => {
+    const [pa, pb] = [a * pxPerMm, b * pxPerMm];
+    return { pointsPerPx: pa + pb > 0 ? (100 * Math.max(pa, pb)) / (pa + pb) ** 2 : Infinity, px: [pa, pb] as [number, number] };
+  };
+  const lr = { axis: 'left/right' as const, ...axis(c.leftMm, c.rightMm) };
+  const tb = { axis: 'top/bottom' as const, ...axis(c.topMm, c.bottomMm) };
+  return tb.pointsPerPx > lr.pointsPerPx ? tb : lr;
 }
 
 /** The border whose frame and outline fit worst: what a centering reading's confidence is. */
@@ -202,6 +226,11 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     // The borders are measured from the photo's frame; where the frame is not a card's shape, the crop fell off the
     // card's edge on one axis (into the card, or beside it), by an amount no measurement inside the photo can give.
     notAssessed.centering = `the photo is cropped to the card, and its proportions (${round2(aspect)} as wide as tall) are not a card's (${round2(CARD_WIDTH_MM / CARD_HEIGHT_MM)}): ${round1(cropMismatchMm)} mm off across the card's width, so the crop has cut into the card or left a strip beside it, and its borders cannot be measured from the photo's frame`;
+  } else if (pixelSensitivity(c, pxPerMm).pointsPerPx > L.centeringMaxPointsPerPx) {
+    // Borders a few pixels wide: the line found may be the edge's own blur or a printed line along it, and either
+    // way one pixel is most of a centering grade (cardlens-vision-23).
+    const p = pixelSensitivity(c, pxPerMm);
+    notAssessed.centering = `the ${p.axis} borders found are ${Math.round(p.px[0])} and ${Math.round(p.px[1])} pixels wide in the photo: one pixel in either line moves the share by up to ${round1(p.pointsPerPx)} points (at most ${L.centeringMaxPointsPerPx}; a step of PSA's centering table is 5), too few pixels to measure them`;
   } else if (input.sidesInsideStrongerEdge && !input.slab && !input.withinHolder) {
     // The borders are measured from the outline, which lies on the printed face there: on the real set's 2023-24
     // silver-bordered cards, from the face's edge to the art box (5.8 and 4.0 mm "borders" read as 59/41). In a slab

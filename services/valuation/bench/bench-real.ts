@@ -22,7 +22,8 @@
  *                        assessed or not (what a bare card's grade rests on when its outline cannot show its wear)
  *   slabs                recognition (slabs whose label was found, bare cards taken for slabs), the recognised
  *                        slabs whose centering was measured (in a slab nothing else is), and their grades against
- *                        the label's (`vsLabel`: within ±1, more than one above, more than one below)
+ *                        the label's (`vsLabel`: within ±1, more than one above, more than one below; `predicted`:
+ *                        the predicted professional grade against the label's, over the slabs given one)
  *   tightScans           the scans the manifest says are cropped tightly to the card (its notes): the share whose
  *                        outline covers at least TIGHT_SCAN_MIN_COVER of the photo, the card's whole face
  *   centering            |engine share - hand-measured share| in points, median and p90, over both axes of the
@@ -30,7 +31,8 @@
  *                        sides where it said it could not measure
  *   frontNothingAssessed photos whose front was found but could support none of centering, corners, edges and
  *                        surface (too few pixels per mm, a slab with no sure frame...): their grade is "nothing seen",
- *                        an upper bound and not a measurement; `of` is the photos whose front was found
+ *                        an upper bound and not a measurement, and no professional grade is predicted (these photos
+ *                        are fronts only); `of` is the photos whose front was found
  * Writes a per-photo table beside the manifest (out/bench-real.tsv) and, with BENCH_REAL_OVERLAYS=1, each card's
  * overlay (out/<id>.png). BENCH_REAL_FILTER=<regex on id> runs a subset. The LAST line is one JSON object.
  */
@@ -174,6 +176,10 @@ async function main(): Promise<void> {
   const inSlab = (r: Row) => r.analysis?.sides.front.support.slab != null;
   const slabFronts = rows.filter(inSlab);
   const slabGradeGaps = slabFronts.filter((r) => r.card.grade).map((r) => r.analysis!.grading.grade - r.card.grade!.value);
+  // The recognised slabs for which a professional grade was predicted (none where nothing was assessed).
+  const slabPredictedGaps = slabFronts
+    .filter((r) => r.card.grade && r.analysis!.grading.predictedGrade !== null)
+    .map((r) => r.analysis!.grading.predictedGrade! - Math.floor(r.card.grade!.value));
   const frontFound = rows.filter((r) => r.analysis);
   const centeringErrors: number[] = [];
   let centeringSides = 0;
@@ -255,6 +261,11 @@ async function main(): Promise<void> {
         within1: rate(slabGradeGaps.filter((d) => Math.abs(d) <= 1).length, slabGradeGaps.length),
         above: slabGradeGaps.filter((d) => d > 1).length,
         below: slabGradeGaps.filter((d) => d < -1).length,
+        predicted: {
+          n: slabPredictedGaps.length,
+          exact: rate(slabPredictedGaps.filter((d) => d === 0).length, slabPredictedGaps.length),
+          within1: rate(slabPredictedGaps.filter((d) => Math.abs(d) <= 1).length, slabPredictedGaps.length),
+        },
       },
     },
     tightScans: { n: tightScans.length, outlineCoversPhoto: rate(tightScans.filter(coversPhoto).length, tightScans.length) },
