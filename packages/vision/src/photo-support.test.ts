@@ -6,9 +6,11 @@ import { cornersAtPhotoEdge, photoSupport, PHOTO_SUPPORT_LIMITS } from './photo-
 /** An upright card quad spanning pxPerMm pixels per mm. */
 const quad = (pxPerMm: number): Quad => [[0, 0], [63 * pxPerMm, 0], [63 * pxPerMm, 88 * pxPerMm], [0, 88 * pxPerMm]];
 
-function centering(mm: { left: number; right: number; top: number; bottom: number }, confidence: number): CenteringResult {
+/** Borders as measured, each fit at `confidence` but the top's, at `surest` (a frame's surest side). */
+function centering(mm: { left: number; right: number; top: number; bottom: number }, confidence: number, surest = confidence): CenteringResult {
   const border = (side: 'left' | 'right' | 'top' | 'bottom') => ({
-    side, widthMm: mm[side], outerOffsetMm: 0, frameMm: mm[side], frameTilt: 0, frameSigmaMm: 0.02, outerSigmaMm: 0.02, frameInliers: 1, outerInliers: 1, confidence, borderSpread: 5,
+    side, widthMm: mm[side], outerOffsetMm: 0, frameMm: mm[side], frameTilt: 0, frameSigmaMm: 0.02, outerSigmaMm: 0.02, frameInliers: 1, outerInliers: 1,
+    confidence: side === 'top' ? surest : confidence, borderSpread: 5,
   });
   return {
     leftMm: mm.left, rightMm: mm.right, topMm: mm.top, bottomMm: mm.bottom,
@@ -176,10 +178,17 @@ describe('photoSupport', () => {
   });
 
   it('centering: a frame fit is believed while it costs nothing or while its lines form a frame (in a holder, only a confident one, whatever it reads)', () => {
-    const weakCentred = centering({ left: 3.1, right: 2.9, top: 3, bottom: 3 }, 0.2);
+    // Weak fits on three sides beside a sure one, as on generated off-centre cards (their surest side fits at 0.95+).
+    const weakCentred = centering({ left: 3.1, right: 2.9, top: 3, bottom: 3 }, 0.2, 0.95);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakCentred }).notAssessed).toEqual({});
-    const weakShifted = centering({ left: 4.2, right: 1.8, top: 3.5, bottom: 2.5 }, 0.2);
+    const weakShifted = centering({ left: 4.2, right: 1.8, top: 3.5, bottom: 2.5 }, 0.2, 0.95);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakShifted }).notAssessed).toEqual({});
+    // No side found surely: the lines are the design's, wherever the card is (a Finest refractor's art read 86/14).
+    const nowhereSure = centering({ left: 6.3, right: 1, top: 3.2, bottom: 5.3 }, 0.07, 0.22);
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: nowhereSure }).notAssessed.centering).toBe(
+      "no line of a printed frame was found with confidence: the surest fit, the top border's, is 0.22 (at least one side must fit at 0.5 or better), so the lines found are likely the design's",
+    );
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centering({ left: 3.1, right: 2.9, top: 3, bottom: 3 }, 0.49) }).notAssessed.centering).toMatch(/^no line of a printed frame/);
     // In a slab a reading needs a frame found with confidence, whether or not its lines form one and whatever it
     // reads: on the real set's PSA slabs, weak fits whose lines formed a frame read 69/31 to 77/23 on cards PSA graded
     // 8-10, and weak fits read within 60/40 were 3-13 points off the hand-measured centering.
@@ -193,7 +202,7 @@ describe('photoSupport', () => {
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: weakShifted, secondLook: true }).notAssessed.centering).toMatch(/not found with confidence/);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: { ...weakShifted, confidence: 0.5 }, slab }).notAssessed.centering).toBeUndefined();
     // The art's edge taken for the bottom frame line: 0.5 + 8 mm top-bottom against 6 mm left-right.
-    const inArt = centering({ left: 3, right: 3, top: 0.5, bottom: 8 }, 0.2);
+    const inArt = centering({ left: 3, right: 3, top: 0.5, bottom: 8 }, 0.2, 0.95);
     expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: inArt }).notAssessed.centering).toBe(
       'the printed frame was not found with confidence (weakest fit: the left border, 0.2), and the lines found do not form a frame (left + right 6 mm, top + bottom 8.5 mm)',
     );
