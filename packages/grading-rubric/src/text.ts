@@ -244,12 +244,17 @@ function predictedSentence(ctx: TextContext & { predicted: number }): string {
   return `${head}: the overall ${formatGrade(ctx.overall.grade)} rounded down to a whole grade${also}.`;
 }
 
+/** The aspects the photos could not support, less a missing back's (which has its own sentence). */
+function unsupportedAspects(ctx: TextContext): NotAssessedReason[] {
+  return ctx.notAssessed.filter((r) => ctx.back || !r.item.startsWith('back_'));
+}
+
 /**
  * Nothing measured: no sentence may read a "nothing seen" value as a measurement, so the text says only what
  * could not be seen and why, and that no professional grade is predicted.
  */
 function explainNothingAssessed(ctx: TextContext): Explanation {
-  const unsupported = ctx.notAssessed.filter((r) => ctx.back || !r.item.startsWith('back_'));
+  const unsupported = unsupportedAspects(ctx);
   const reasons = unsupported.map((r) => `${itemWords(r.item)} (${r.reason})`).join('; ');
   const bound = formatGrade(ctx.overall.grade);
   const sentences = [
@@ -284,7 +289,7 @@ export function explain(ctx: TextContext): Explanation {
   if (!ctx.back) {
     sentences.push('The back was not photographed, so back centering, corners, edges and surface were not assessed and the confidences are lower.');
   }
-  const unsupported = ctx.notAssessed.filter((r) => ctx.back || !r.item.startsWith('back_'));
+  const unsupported = unsupportedAspects(ctx);
   if (unsupported.length > 0) {
     sentences.push(
       `Not assessed, so graded as nothing seen (an upper bound, with a lower confidence): ${unsupported.map((r) => `${itemWords(r.item)} (${r.reason})`).join('; ')}.`,
