@@ -16,7 +16,7 @@ import { slabLabelImage } from './evidence/slabLabel';
 import { measureCentering, type CenteringResult } from './geometry/centering';
 import { assertCardFound } from './geometry/detect';
 import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, homographyFromCanonical, rectify, type Homography } from './geometry/homography';
-import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, type SlabLabel } from './geometry/holder';
+import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, SLAB_LIMITS, type SlabLabel } from './geometry/holder';
 import { orderCardCorners, outlineAspect, quadArea } from './geometry/quad';
 import { CROPPED_PHOTO_CONFIDENCE, decodePhoto, hasCardProportions, locateAt, locateCardWithin, locateCroppedPhoto, locateEndOf, locateOnWork, locateWithWideVotes, turnLocated, type DecodedPhoto, type LocatedCard } from './geometry/locate';
 import { decodeScaled } from './image/decode';
@@ -28,7 +28,7 @@ import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
 import { cornersAtPhotoEdge, isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-24';
+export const ENGINE_VERSION = 'cardlens-vision-25';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -224,12 +224,40 @@ function cardBelowFarLabel(located: LocatedCard): LocatedAndHow | null {
   return slab && isCardShapedOutline(card.quadPx) ? { located: card, detector: 'classical', slab } : null;
 }
 
+/**
+ * How far in from a slab compartment's outline (share of its width) the card is looked for once more where it is not
+ * found at locateCardWithin's default 1 %: on the real set, a BGS slab photographed at an angle showed its card to the
+ * detector from 2-3 % in, not from 1 % or 5 % (its walls and their reflections, or the card's own edge, at the crop).
+ */
+export const WITHIN_COMPARTMENT_INSET = 0.03;
+
+/**
+ * A slab's label right against a card-shaped outline: the outline is the slab's compartment, not the card, which lies
+ * apart from its label (on the real set, a BGS slab photographed at an angle: its compartment's corners were read as
+ * four worn corners and its walls as four worn edges). The card is the card-shaped outline inside it with the label
+ * beside it, looked for at the default inset and once more further in. It is taken without looking further in for a
+ * well (cardOfSlab): the compartment was that level already. Null when no label lies against the outline or no such card is in it: on the real set, a full-bleed sports card
+ * outlined inside its art had its printed pattern of numbers right against the outline, white and inked like a label.
+ */
+function cardInCompartment(found: { located: LocatedCard; detector: SideAnalysis['detector'] }): LocatedAndHow | null {
+  const label = findSlabLabel(found.located.work, homographyFromCanonical(found.located.quadWork), SLAB_LIMITS.farMm, { againstOutline: true });
+  if (!label) return null;
+  for (const options of [{}, { insetShare: WITHIN_COMPARTMENT_INSET }]) {
+    const inner = locateCardWithin(found.located, options);
+    const slab = inner ? slabBeside(inner) : null;
+    if (inner && slab) return { located: inner, detector: 'classical', slab };
+  }
+  return null;
+}
+
 /** A card-shaped outline: the card, or a slab's well (label beside it, or dark all round inside) with the card in it. */
 function ofCardShapedOutline(found: { located: LocatedCard; detector: SideAnalysis['detector']; secondLook?: boolean }): LocatedAndHow {
   const slab = slabBeside(found.located);
   if (slab) return cardOfSlab(found.located, found.detector, slab);
   const belowLabel = cardBelowFarLabel(found.located);
   if (belowLabel) return belowLabel;
+  const inCompartment = cardInCompartment(found);
+  if (inCompartment) return inCompartment;
   // A slab's well with its label out of view: dark all round just inside, and a card lying in it.
   if (!hasDarkRim(found.located.work, homographyFromCanonical(found.located.quadWork))) return { ...found, slab: null };
   const inWell = cardOfSlab(found.located, found.detector, null);

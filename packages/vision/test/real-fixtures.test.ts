@@ -113,6 +113,20 @@ describe('real photographs (committed fixtures)', () => {
     expect(a.grading.defects.filter((d) => d.kind === 'corner_wear' || d.kind === 'edge_wear')).toEqual([]);
   }, 60_000);
 
+  // The detector's best outline is the BGS slab's inner compartment, its top edge against the label, and until
+  // `cardlens-vision-25` its corners and walls read as 4 worn corners and 4 worn edges (grade 6.5 for a BGS 7.5 whose
+  // label gives corners 8 and edges 8). A card lies apart from its label; an outline touching one is not a card.
+  it('tmikonen-counterspell-bgs (a BGS slab photographed at an angle, its compartment outlined): the slab is recognised and nothing along its walls is read as wear', async () => {
+    const a = await analyse('tmikonen-counterspell-bgs');
+    const front = a.sides.front;
+    expect(front.support.slab).toMatchObject({ side: 'top' });
+    // The card lies below the label, 450-1510 px down the 1600 px photo: the outline is not the compartment (from 270).
+    expect(Math.min(...front.quadPx.map((p) => p[1]))).toBeGreaterThan(400);
+    expect(a.grading.defects).toEqual([]);
+    expect(a.grading.notAssessed).toEqual(expect.arrayContaining(['front_corners', 'front_edges', 'front_surface']));
+    expect(front.support.notAssessed.corners).toMatch(/^the card is in a graded slab/);
+  }, 60_000);
+
   it.each([
     ['tmikonen-dragon-whelp', 'an Alpha card on a patterned mat'],
     ['tmikonen-instill-energy', 'a card with its shadow on a beige cloth'],

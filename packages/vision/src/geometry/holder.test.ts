@@ -100,6 +100,21 @@ describe('findSlabLabel', () => {
     expect(b).toBe(1.6);
   });
 
+  it("a label right against the outline is found only when asked (againstOutline): the outline is then the slab's compartment, not a card", () => {
+    const img = photo(W + 120, H + 260, [70, 72, 75]);
+    const h = card(img, 60, 180);
+    label(img, 60, 180, 0, 14);
+    expect(findSlabLabel(img, h)).toBeNull();
+    const found = findSlabLabel(img, h, undefined, { againstOutline: true });
+    expect(found).toMatchObject({ side: 'top', fromMm: 1 });
+    expect(Math.abs(found!.toMm - 14)).toBeLessThanOrEqual(0.5);
+    // A card on a white table, blank up to the table's far edge, is still not in a slab.
+    const table = photo(W + 120, H + 260, [235, 235, 232]);
+    const onTable = card(table, 60, 180);
+    fill(table, 0, 0, W + 120, 60, [150, 150, 150]);
+    expect(findSlabLabel(table, onTable, undefined, { againstOutline: true })).toBeNull();
+  });
+
   it('a bounded white band with nothing printed on it is not a label', () => {
     const img = photo(W + 120, H + 260, [70, 72, 75]);
     const h = card(img, 60, 180);

@@ -98,9 +98,11 @@ function lumAt(image: RgbImage, cardToImage: Homography, xMm: number, yMm: numbe
 
 /**
  * The slab label next to the card, or null. `cardToImage` maps canonical card pixels (CANONICAL_PX_PER_MM per mm,
- * 63 x 88 mm) to `image` pixels.
+ * 63 x 88 mm) to `image` pixels. With `againstOutline`, the label may begin right at the outline's edge: the outline
+ * is then not a card (a card lies in a well apart from its label) but the slab's compartment around it, and the
+ * caller looks for the card inside. Otherwise white from the edge on means the card lies on white.
  */
-export function findSlabLabel(image: RgbImage, cardToImage: Homography, farMm: number = SLAB_LIMITS.farMm): SlabLabel | null {
+export function findSlabLabel(image: RgbImage, cardToImage: Homography, farMm: number = SLAB_LIMITS.farMm, options: { againstOutline?: boolean } = {}): SlabLabel | null {
   const L = SLAB_LIMITS;
   const geometry: Record<CardSide, { length: number; at: (along: number, out: number) => [number, number] }> = {
     top: { length: CARD_WIDTH_MM, at: (a, o) => [a, -o] },
@@ -149,7 +151,7 @@ export function findSlabLabel(image: RgbImage, cardToImage: Homography, farMm: n
       const isWhite = white / inside >= L.minWhiteShare;
       if (isWhite && runStart === null) {
         // White from the card's edge on: the card lies on white, not in a slab's well (which is darker plastic).
-        if (out === L.nearMm) break;
+        if (out === L.nearMm && !options.againstOutline) break;
         runStart = out;
         runRows = 0;
         runInkedRows = 0;

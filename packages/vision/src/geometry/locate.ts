@@ -264,13 +264,14 @@ export function locateWithWideVotes(found: LocatedCard, options: Pick<LocateOpti
  * the holder's walls are no longer candidates (the caller decides whether what it finds is the card: card-shaped
  * and, in a slab, with the label beside it). Null when nothing is found there.
  */
-export function locateCardWithin(found: LocatedCard, options: Pick<LocateOptions, 'detectLongSide'> = {}): LocatedCard | null {
+export function locateCardWithin(found: LocatedCard, options: Pick<LocateOptions, 'detectLongSide'> & { insetShare?: number } = {}): LocatedCard | null {
   const t = performance.now();
   const { work } = found;
   const xs = found.quadWork.map((p) => p[0]);
   const ys = found.quadWork.map((p) => p[1]);
-  // 1 % of its width in from the outline, so that its own edges are not found again (a well's gap is 0.5-4 mm, 1-6 %)
-  const inset = 0.01 * (Math.max(...xs) - Math.min(...xs));
+  // By default 1 % of its width in from the outline, so that its own edges are not found again (a well's gap is
+  // 0.5-4 mm, 1-6 %); a slab's compartment, wider than its well, may need more (WITHIN_COMPARTMENT_INSET).
+  const inset = (options.insetShare ?? 0.01) * (Math.max(...xs) - Math.min(...xs));
   const x0 = Math.max(0, Math.floor(Math.min(...xs) + inset));
   const y0 = Math.max(0, Math.floor(Math.min(...ys) + inset));
   const x1 = Math.min(work.width, Math.ceil(Math.max(...xs) - inset));
