@@ -26,9 +26,9 @@ import { calibrateSide } from './models/calibration';
 import { createModelRuntime, type ModelRuntime } from './models/runtime';
 import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
-import { cornersAtPhotoEdge, isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, type PhotoSupport } from './photo-support';
+import { cornersAtPhotoEdge, isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, sidesAtPhotoEdge, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-25';
+export const ENGINE_VERSION = 'cardlens-vision-26';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -415,7 +415,7 @@ export async function analyzeSide(
     photo: { image: located.work, quad: located.quadWork },
     condition,
     measurements: sideMeasurements(condition, frame),
-    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab, croppedPhoto: detector === 'cropped-photo', cornersAtPhotoEdge: cornersAtPhotoEdge(located.quadPx, located.info), withinHolder, secondLook, sidesInsideStrongerEdge: located.resolved.sides.filter((side) => side.strongerStepOutside).length }),
+    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab, croppedPhoto: detector === 'cropped-photo', cornersAtPhotoEdge: cornersAtPhotoEdge(located.quadPx, located.info), sidesAtPhotoEdge: sidesAtPhotoEdge(located.quadPx, located.info), withinHolder, secondLook, sidesInsideStrongerEdge: located.resolved.sides.filter((side) => side.strongerStepOutside).length }),
     slabLabel: slab ? slabLabelImage(located.work, cardToWork, slab) : null,
     timingsMs: { ...prefix('locate.', located.timingsMs), locate: t1 - t0, centering: t2 - t1, rectify: t3 - t2, condition: t4 - t3 },
   };

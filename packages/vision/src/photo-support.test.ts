@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CenteringResult } from './geometry/centering';
 import type { Quad } from './image/types';
-import { cornersAtPhotoEdge, photoSupport, PHOTO_SUPPORT_LIMITS } from './photo-support';
+import { cornersAtPhotoEdge, photoSupport, PHOTO_SUPPORT_LIMITS, sidesAtPhotoEdge } from './photo-support';
 
 /** An upright card quad spanning pxPerMm pixels per mm. */
 const quad = (pxPerMm: number): Quad => [[0, 0], [63 * pxPerMm, 0], [63 * pxPerMm, 88 * pxPerMm], [0, 88 * pxPerMm]];
@@ -80,6 +80,29 @@ describe('photoSupport', () => {
     expect(s.slab).toEqual({ side: 'top', fromMm: 6.5, toMm: 19 });
     // Too few pixels: that reason comes first and covers the surface too.
     expect(photoSupport({ quadPx: quad(6), blurPx: 0.7, centering: centred, slab: { side: 'top', fromMm: 6.5, toMm: 19 } }).notAssessed.corners).toMatch(/pixels per mm/);
+  });
+
+  it("a side of the card along the photo's edge: its border is measured from where the photo ends, so centering is not assessed", () => {
+    // 20 px per mm: 10 px is 0.5 mm. The card's top edge 8 px below the photo's top, then 12 px, then 3 px above it.
+    const photo = { width: 63 * 20 + 80, height: 88 * 20 + 80 };
+    const at = (dy: number): Quad => quad(20).map(([x, y]) => [x + 40, y + dy]) as unknown as Quad;
+    expect(sidesAtPhotoEdge(at(40), photo)).toEqual([]);
+    expect(sidesAtPhotoEdge(at(8), photo)).toEqual(['top']);
+    expect(sidesAtPhotoEdge(at(12), photo)).toEqual([]);
+    expect(sidesAtPhotoEdge(at(-3), photo)).toEqual(['top']);
+    // One corner near the photo's border is not a side along it; a corner in the photo's corner makes two sides.
+    const tilted: Quad = [[40, 4], [40 + 63 * 20, 30], [40 + 63 * 20, 30 + 88 * 20], [40, 4 + 88 * 20]];
+    expect(sidesAtPhotoEdge(tilted, photo)).toEqual([]);
+    const inCorner = quad(20).map(([x, y]) => [x + 2, y + 2]) as unknown as Quad;
+    expect(sidesAtPhotoEdge(inCorner, photo)).toEqual(['top', 'left']);
+    const s = photoSupport({ quadPx: at(8), blurPx: 0.7, centering: centred, sidesAtPhotoEdge: ['top'] });
+    expect(s.notAssessed.centering).toBe(
+      "the card's top edge lies along the photo's edge (within 0.5 mm of it, or beyond it): the photo may have cut the card there, and a border cannot be measured without the card's edge in view",
+    );
+    expect(s.notAssessed.surface).toBeUndefined();
+    expect(photoSupport({ quadPx: inCorner, blurPx: 0.7, centering: centred, sidesAtPhotoEdge: ['top', 'left'] }).notAssessed.centering).toMatch(/^the card's top and left edges lie along/);
+    // A photo taken as cropped to the card has every side at its edge; its own rule (its proportions) decides.
+    expect(photoSupport({ quadPx: quad(20), blurPx: 0.7, centering: centred, croppedPhoto: true, sidesAtPhotoEdge: ['top', 'right', 'bottom', 'left'] }).notAssessed.centering).toBeUndefined();
   });
 
   it("a photo cropped to the card: its corners and edges are the photo's and are not assessed; centering and surface are", () => {

@@ -8,7 +8,7 @@
  */
 import type { SubGradeName } from '@cardlens/grading-rubric';
 import type { BorderMeasurement, CenteringResult } from './geometry/centering';
-import type { SlabLabel } from './geometry/holder';
+import type { CardSide, SlabLabel } from './geometry/holder';
 import { CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM } from './geometry/homography';
 import { outlineAspect } from './geometry/quad';
 import { OUTER_STEP } from './geometry/resolve';
@@ -69,6 +69,14 @@ export const PHOTO_SUPPORT_LIMITS = {
    */
   cornerAtPhotoEdgeMm: 0.25,
   /**
+   * Distance (mm on the card) from one border of the photo within which, or beyond which, both ends of a side of the
+   * outline lie for that side to be the photo's edge rather than the card's seen against what lies beyond it: the
+   * card's edge is looked for 0.3 mm either side of the outline (centering.ts, outerWindowMm), and its step needs a
+   * band of background beyond it. On the real set, a phone photo of a Shining Gyarados cut the card's top edge at
+   * 0.2-0.35 mm from the photo's top, and its top border was measured from there (the top/bottom share 49.6/50.4).
+   */
+  sideAtPhotoEdgeMm: 0.5,
+  /**
    * In a photo cropped to the card, how far (mm across the card's width, the photo's long side taken as its 88 mm)
    * the photo's proportions may differ from a card's for its frame to be taken for the card's edges when measuring
    * borders. A crop that cut this far into one 2.5 mm border moves a centred card's share by 4.4 points. On the real
@@ -104,6 +112,21 @@ export function isCardShapedOutline(quad: Quad): boolean {
 export function cornersAtPhotoEdge(quad: Quad, photo: { width: number; height: number }): number {
   const within = PHOTO_SUPPORT_LIMITS.cornerAtPhotoEdgeMm * cardPxPerMm(quad);
   return quad.filter(([x, y]) => Math.min(x, y, photo.width - 1 - x, photo.height - 1 - y) <= within).length;
+}
+
+/**
+ * The card's sides (its outline's, TL-TR top, TR-BR right, BR-BL bottom, BL-TL left) that lie along one border of the
+ * photo: both ends within sideAtPhotoEdgeMm of it, or beyond it.
+ */
+export function sidesAtPhotoEdge(quad: Quad, photo: { width: number; height: number }): CardSide[] {
+  const within = PHOTO_SUPPORT_LIMITS.sideAtPhotoEdgeMm * cardPxPerMm(quad);
+  // Distance of a point inside the photo from each of its borders (negative beyond it): left, top, right, bottom.
+  const fromBorders = ([x, y]: Quad[number]) => [x, y, photo.width - 1 - x, photo.height - 1 - y];
+  const sides: CardSide[] = ['top', 'right', 'bottom', 'left'];
+  return sides.filter((_, k) => {
+    const [a, b] = [fromBorders(quad[k]!), fromBorders(quad[(k + 1) % 4]!)];
+    return a.some((d, border) => d <= within && b[border]! <= within);
+  });
 }
 
 /** Pixels per mm of the card in the photo: its long sides (TL-BL, TR-BR) in pixels over 88 mm. */
@@ -156,7 +179,26 @@ function worseAxisShare(c: CenteringResult): number {
   return Math.max(c.leftRight, 100 - c.leftRight, c.topBottom, 100 - c.topBottom);
 }
 
-export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: CenteringResult; slab?: SlabLabel | null; croppedPhoto?: boolean; cornersAtPhotoEdge?: number; withinHolder?: boolean; secondLook?: boolean; sidesInsideStrongerEdge?: number }): PhotoSupport {
+/** What the engine found on one side and how (engine.ts, analyzeSide), for photoSupport. */
+export interface PhotoSupportInput {
+  quadPx: Quad;
+  blurPx: number;
+  centering: CenteringResult;
+  slab?: SlabLabel | null;
+  croppedPhoto?: boolean;
+  cornersAtPhotoEdge?: number;
+  sidesAtPhotoEdge?: CardSide[];
+  withinHolder?: boolean;
+  secondLook?: boolean;
+  sidesInsideStrongerEdge?: number;
+}
+
+/**
+ * What one side's photo can support: nothing where the outline is not a card's; corners, edges and surface unless
+ * the first of the wear conditions below holds (resolution, blur, a slab or holder, ...); centering unless one of
+ * CENTERING_RULES sets it aside. Each aspect not assessed carries its reason in words.
+ */
+export function photoSupport(input: PhotoSupportInput): PhotoSupport {
   const L = PHOTO_SUPPORT_LIMITS;
   const pxPerMm = cardPxPerMm(input.quadPx);
   // Blur is measured on the rectified side (CANONICAL_PX_PER_MM); a photo with fewer pixels than that is at least
@@ -223,58 +265,139 @@ export function photoSupport(input: { quadPx: Quad; blurPx: number; centering: C
     notAssessed.corners = cut;
     notAssessed.edges = cut;
   }
-  const c = input.centering;
-  // How far the outline's width, taken at the card's 88 mm length, is from the card's 63 mm.
-  const cropMismatchMm = Math.abs(aspect * CARD_HEIGHT_MM - CARD_WIDTH_MM);
-  if (pxPerMm < L.centeringMinPxPerMm) {
-    notAssessed.centering = `the card spans ${round1(pxPerMm)} pixels per mm in the photo; ${L.centeringMinPxPerMm} are needed to measure its borders`;
-  } else if (input.croppedPhoto && cropMismatchMm > L.croppedPhotoMaxMismatchMm) {
-    // The borders are measured from the photo's frame; where the frame is not a card's shape, the crop fell off the
-    // card's edge on one axis (into the card, or beside it), by an amount no measurement inside the photo can give.
-    notAssessed.centering = `the photo is cropped to the card, and its proportions (${round2(aspect)} as wide as tall) are not a card's (${round2(CARD_WIDTH_MM / CARD_HEIGHT_MM)}): ${round1(cropMismatchMm)} mm off across the card's width, so the crop has cut into the card or left a strip beside it, and its borders cannot be measured from the photo's frame`;
-  } else if (pixelSensitivity(c, pxPerMm).pointsPerPx > L.centeringMaxPointsPerPx) {
-    // Borders a few pixels wide: the line found may be the edge's own blur or a printed line along it, and either
-    // way one pixel is most of a centering grade (cardlens-vision-23).
-    const p = pixelSensitivity(c, pxPerMm);
-    notAssessed.centering = `the ${p.axis} borders found are ${Math.round(p.px[0])} and ${Math.round(p.px[1])} pixels wide in the photo: one pixel in either line moves the share by up to ${round1(p.pointsPerPx)} points (at most ${L.centeringMaxPointsPerPx}; a step of PSA's centering table is 5), too few pixels to measure them`;
-  } else if (input.sidesInsideStrongerEdge && !input.slab && !input.withinHolder) {
-    // The borders are measured from the outline, which lies on the printed face there: on the real set's 2023-24
-    // silver-bordered cards, from the face's edge to the art box (5.8 and 4.0 mm "borders" read as 59/41). In a slab
-    // or holder the stronger edge outside may be the well's or the plastic's, and the frame tests below hold.
-    notAssessed.centering = `${outlineOnFace(input.sidesInsideStrongerEdge)}: the borders would be measured from the face, not from the card's edge`;
-  } else if (artBorders(c).length >= 2) {
-    const art = artBorders(c);
-    notAssessed.centering = `no printed border was found: the band taken for the ${art.map((b) => b.side).join(', ')} border varies like artwork (${art.map((b) => Math.round(b.borderSpread)).join(', ')} levels; a printed border is one colour, within ${L.borderMaxSpread}): a full-bleed design, or lines of its art`;
-  } else if (strongestBorder(c).confidence < L.centeringMinConfidence) {
-    // Not one line of the frame was found surely: generated cards' strongest side fits at 0.95 or better, even where
-    // their weakest is poor; on the real set, lines in a Finest refractor's art (fits 0.07-0.22) read 86/14
-    // (cardlens-vision-24).
-    const strongest = strongestBorder(c);
-    notAssessed.centering = `no line of a printed frame was found with confidence: the surest fit, the ${strongest.side} border's, is ${round2(strongest.confidence)} (at least one side must fit at ${L.centeringMinConfidence} or better), so the lines found are likely the design's`;
-  } else if ((input.slab || input.withinHolder) && slabShadowBorders(c).length > 0) {
-    const shadow = slabShadowBorders(c);
-    notAssessed.centering = `${input.slab ? 'in a slab' : 'in a holder'}, the line found ${shadow.map((b) => `${round2(b.widthMm)} mm in on the ${b.side}`).join(' and ')} is the shadow along the card's edge in the well, not its printed frame (a printed border is at least ${L.slabMinBorderMm} mm wide)`;
-  } else if (worseAxisShare(c) > L.centeringUnconfirmedMaxShare) {
-    // A reading that would cost grade is believed when its four lines make a frame (a shifted print keeps both
-    // axes' border totals alike); when they do not, one of them is a line of the design, not the frame.
-    const lr = c.leftMm + c.rightMm;
-    const tb = c.topMm + c.bottomMm;
-    const weakest = weakestBorder(c);
-    const unsure = `the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)})`;
-    if (Math.abs(lr - tb) > L.centeringFrameMismatchMm) {
-      notAssessed.centering = (c.confidence < L.centeringMinConfidence ? `${unsure}, and the lines ` : 'the lines ') + `found do not form a frame (left + right ${round1(lr)} mm, top + bottom ${round1(tb)} mm)`;
-    }
-  }
-  if (!notAssessed.centering && (input.slab || input.withinHolder || input.secondLook) && c.confidence < L.centeringMinConfidence) {
-    // In a holder, lines that happen to form a frame are not enough when they were not found surely (the well's
-    // walls and shadow lie beside the card's edges): on the real set's PSA slabs, 5 such readings (69/31 to 77/23)
-    // were of cards PSA graded 8-10, whose centering is at most 65/35; of the hand-measured slab scans, the three read
-    // so within 60/40 (fits 0.20-0.44) were 3, 10 and 13 points off on their worse axis, the six read surely a median
-    // of 1.2. Out of one, generated off-centre cards fit as weakly and are read right (bench:vision centering MAE
-    // 0.053, 0.117 with this rule everywhere). An outline from the detector's second look is as unsure: on a sleeved
-    // card under glare it ended at the glare, and the 0.4 mm "border" left there read 94/6.
-    const weakest = weakestBorder(c);
-    notAssessed.centering = `${input.slab ? 'in a slab' : input.withinHolder ? 'in a holder' : "on an outline from the detector's second look"}, the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)}), and the edges beside it may be the holder's: its reading (${Math.round(worseAxisShare(c))}/${100 - Math.round(worseAxisShare(c))} on its worse axis) is not used`;
-  }
+  const centering = centeringNotAssessed({ input, c: input.centering, pxPerMm, aspect });
+  if (centering) notAssessed.centering = centering;
   return { pxPerMm, blurMm, outlineAspect: aspect, slab: input.slab ?? null, notAssessed };
+}
+
+/** One side's centering reading and what it was read on, for the rules below. */
+interface CenteringCase {
+  input: PhotoSupportInput;
+  c: CenteringResult;
+  pxPerMm: number;
+  /** Width over height of the outline. */
+  aspect: number;
+}
+
+/** Why the borders cannot be measured at this resolution. */
+function tooFewPixelsPerMm({ pxPerMm }: CenteringCase): string | undefined {
+  const min = PHOTO_SUPPORT_LIMITS.centeringMinPxPerMm;
+  return pxPerMm < min ? `the card spans ${round1(pxPerMm)} pixels per mm in the photo; ${min} are needed to measure its borders` : undefined;
+}
+
+/**
+ * The borders are measured from the photo's frame; where the frame is not a card's shape, the crop fell off the
+ * card's edge on one axis (into the card, or beside it), by an amount no measurement inside the photo can give.
+ */
+function croppedPhotoNotCardShaped({ input, aspect }: CenteringCase): string | undefined {
+  // How far the outline's width, taken at the card's 88 mm length, is from the card's 63 mm.
+  const mismatchMm = Math.abs(aspect * CARD_HEIGHT_MM - CARD_WIDTH_MM);
+  if (!(input.croppedPhoto && mismatchMm > PHOTO_SUPPORT_LIMITS.croppedPhotoMaxMismatchMm)) return undefined;
+  return `the photo is cropped to the card, and its proportions (${round2(aspect)} as wide as tall) are not a card's (${round2(CARD_WIDTH_MM / CARD_HEIGHT_MM)}): ${round1(mismatchMm)} mm off across the card's width, so the crop has cut into the card or left a strip beside it, and its borders cannot be measured from the photo's frame`;
+}
+
+/** The border there is measured from where the photo ends, not from the card's edge (cardlens-vision-26). */
+function sideAlongPhotoEdge({ input }: CenteringCase): string | undefined {
+  const sides = input.sidesAtPhotoEdge ?? [];
+  if (input.croppedPhoto || sides.length === 0) return undefined;
+  return `the card's ${sides.join(' and ')} ${sides.length === 1 ? 'edge lies' : 'edges lie'} along the photo's edge (within ${PHOTO_SUPPORT_LIMITS.sideAtPhotoEdgeMm} mm of it, or beyond it): the photo may have cut the card there, and a border cannot be measured without the card's edge in view`;
+}
+
+/**
+ * Borders a few pixels wide: the line found may be the edge's own blur or a printed line along it, and either way one
+ * pixel is most of a centering grade (cardlens-vision-23).
+ */
+function bordersFewPixelsWide({ c, pxPerMm }: CenteringCase): string | undefined {
+  const p = pixelSensitivity(c, pxPerMm);
+  const max = PHOTO_SUPPORT_LIMITS.centeringMaxPointsPerPx;
+  if (!(p.pointsPerPx > max)) return undefined;
+  return `the ${p.axis} borders found are ${Math.round(p.px[0])} and ${Math.round(p.px[1])} pixels wide in the photo: one pixel in either line moves the share by up to ${round1(p.pointsPerPx)} points (at most ${max}; a step of PSA's centering table is 5), too few pixels to measure them`;
+}
+
+/**
+ * The borders are measured from the outline, which lies on the printed face there: on the real set's 2023-24
+ * silver-bordered cards, from the face's edge to the art box (5.8 and 4.0 mm "borders" read as 59/41). In a slab or
+ * holder the stronger edge outside may be the well's or the plastic's, and the frame tests below hold.
+ */
+function outlineOnPrintedFace({ input }: CenteringCase): string | undefined {
+  if (!input.sidesInsideStrongerEdge || input.slab || input.withinHolder) return undefined;
+  return `${outlineOnFace(input.sidesInsideStrongerEdge)}: the borders would be measured from the face, not from the card's edge`;
+}
+
+/** A full-bleed design, or lines of its art: the bands taken for borders vary like artwork (cardlens-vision-6). */
+function bandsLikeArtwork({ c }: CenteringCase): string | undefined {
+  const art = artBorders(c);
+  if (art.length < 2) return undefined;
+  return `no printed border was found: the band taken for the ${art.map((b) => b.side).join(', ')} border varies like artwork (${art.map((b) => Math.round(b.borderSpread)).join(', ')} levels; a printed border is one colour, within ${PHOTO_SUPPORT_LIMITS.borderMaxSpread}): a full-bleed design, or lines of its art`;
+}
+
+/**
+ * Not one line of the frame was found surely: generated cards' strongest side fits at 0.95 or better, even where
+ * their weakest is poor; on the real set, lines in a Finest refractor's art (fits 0.07-0.22) read 86/14
+ * (cardlens-vision-24).
+ */
+function noSureLine({ c }: CenteringCase): string | undefined {
+  const strongest = strongestBorder(c);
+  const min = PHOTO_SUPPORT_LIMITS.centeringMinConfidence;
+  if (!(strongest.confidence < min)) return undefined;
+  return `no line of a printed frame was found with confidence: the surest fit, the ${strongest.side} border's, is ${round2(strongest.confidence)} (at least one side must fit at ${min} or better), so the lines found are likely the design's`;
+}
+
+/** In a slab or holder, a line that close to the card's edge is the shadow along it in the well. */
+function wellShadow({ input, c }: CenteringCase): string | undefined {
+  const shadow = slabShadowBorders(c);
+  if (!(input.slab || input.withinHolder) || shadow.length === 0) return undefined;
+  return `${input.slab ? 'in a slab' : 'in a holder'}, the line found ${shadow.map((b) => `${round2(b.widthMm)} mm in on the ${b.side}`).join(' and ')} is the shadow along the card's edge in the well, not its printed frame (a printed border is at least ${PHOTO_SUPPORT_LIMITS.slabMinBorderMm} mm wide)`;
+}
+
+/**
+ * A reading that would cost grade is believed when its four lines make a frame (a shifted print keeps both axes'
+ * border totals alike); when they do not, one of them is a line of the design, not the frame.
+ */
+function costlyReadingWithoutFrame({ c }: CenteringCase): string | undefined {
+  const L = PHOTO_SUPPORT_LIMITS;
+  const lr = c.leftMm + c.rightMm;
+  const tb = c.topMm + c.bottomMm;
+  if (!(worseAxisShare(c) > L.centeringUnconfirmedMaxShare && Math.abs(lr - tb) > L.centeringFrameMismatchMm)) return undefined;
+  const weakest = weakestBorder(c);
+  const unsure = `the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)})`;
+  return (c.confidence < L.centeringMinConfidence ? `${unsure}, and the lines ` : 'the lines ') + `found do not form a frame (left + right ${round1(lr)} mm, top + bottom ${round1(tb)} mm)`;
+}
+
+/**
+ * In a holder, lines that happen to form a frame are not enough when they were not found surely (the well's walls
+ * and shadow lie beside the card's edges): on the real set's PSA slabs, 5 such readings (69/31 to 77/23) were of cards
+ * PSA graded 8-10, whose centering is at most 65/35; of the hand-measured slab scans, the three read so within 60/40
+ * (fits 0.20-0.44) were 3, 10 and 13 points off on their worse axis, the six read surely a median of 1.2. Out of one,
+ * generated off-centre cards fit as weakly and are read right (bench:vision centering MAE 0.053, 0.117 with this rule
+ * everywhere). An outline from the detector's second look is as unsure: on a sleeved card under glare it ended at the
+ * glare, and the 0.4 mm "border" left there read 94/6.
+ */
+function unsureFrameInHolder({ input, c }: CenteringCase): string | undefined {
+  if (!((input.slab || input.withinHolder || input.secondLook) && c.confidence < PHOTO_SUPPORT_LIMITS.centeringMinConfidence)) return undefined;
+  const weakest = weakestBorder(c);
+  return `${input.slab ? 'in a slab' : input.withinHolder ? 'in a holder' : "on an outline from the detector's second look"}, the printed frame was not found with confidence (weakest fit: the ${weakest.side} border, ${round2(weakest.confidence)}), and the edges beside it may be the holder's: its reading (${Math.round(worseAxisShare(c))}/${100 - Math.round(worseAxisShare(c))} on its worse axis) is not used`;
+}
+
+/** The rules that can set a side's centering aside, in order: the first that applies gives the reason. */
+const CENTERING_RULES: ((x: CenteringCase) => string | undefined)[] = [
+  tooFewPixelsPerMm,
+  croppedPhotoNotCardShaped,
+  sideAlongPhotoEdge,
+  bordersFewPixelsWide,
+  outlineOnPrintedFace,
+  bandsLikeArtwork,
+  noSureLine,
+  wellShadow,
+  costlyReadingWithoutFrame,
+  unsureFrameInHolder,
+];
+
+/** Why a side's centering is not assessed (CENTERING_RULES), or undefined where its reading stands. */
+function centeringNotAssessed(x: CenteringCase): string | undefined {
+  for (const rule of CENTERING_RULES) {
+    const reason = rule(x);
+    if (reason) return reason;
+  }
+  return undefined;
 }

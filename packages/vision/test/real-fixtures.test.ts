@@ -101,7 +101,7 @@ describe('real photographs (committed fixtures)', () => {
     expect(Math.min(offBy(0), offBy(2))).toBeLessThan(1);
   }, 60_000);
 
-  it('localvin-paldean-tauros (a crop that cuts the card\'s top-right corner): corners at the photo\'s edge are not judged', async () => {
+  it('localvin-paldean-tauros (a crop that cuts the card\'s top-right corner): corners at the photo\'s edge are not judged, nor borders measured from it', async () => {
     // The source's own perspective-corrected crop runs the card's right border off the photo at the top: the
     // outline's top-right corner lies just past the photo's right edge, and the other three within 0.1 mm of its left
     // or bottom edge. Judged, the crop read as 4 worn corners and a worn edge on a near-mint card (grade 5).
@@ -111,6 +111,10 @@ describe('real photographs (committed fixtures)', () => {
     expect(front.support.notAssessed.corners).toMatch(/^4 corners of the card lie at the photo's edge or beyond it/);
     expect(front.support.notAssessed.edges).toBe(front.support.notAssessed.corners);
     expect(a.grading.defects.filter((d) => d.kind === 'corner_wear' || d.kind === 'edge_wear')).toEqual([]);
+    // Its left and bottom edges lie along the photo's (the crop left under 0.1 mm of table there): until
+    // `cardlens-vision-26` those borders were measured from where the photo ends (50.4/49.9).
+    expect(front.support.notAssessed.centering).toMatch(/^the card's bottom and left edges lie along the photo's edge/);
+    expect(a.grading.notAssessed).toContain('front_centering');
   }, 60_000);
 
   // The detector's best outline is the BGS slab's inner compartment, its top edge against the label, and until
