@@ -236,8 +236,9 @@ export const WITHIN_COMPARTMENT_INSET = 0.03;
  * apart from its label (on the real set, a BGS slab photographed at an angle: its compartment's corners were read as
  * four worn corners and its walls as four worn edges). The card is the card-shaped outline inside it with the label
  * beside it, looked for at the default inset and once more further in. It is taken without looking further in for a
- * well (cardOfSlab): the compartment was that level already. Null when no label lies against the outline or no such card is in it: on the real set, a full-bleed sports card
- * outlined inside its art had its printed pattern of numbers right against the outline, white and inked like a label.
+ * well (cardOfSlab): the compartment was that level already. Null when no label lies against the outline or no such
+ * card is in it: on the real set, a full-bleed sports card outlined inside its art had its printed pattern of numbers
+ * right against the outline, white and inked like a label.
  */
 function cardInCompartment(found: { located: LocatedCard; detector: SideAnalysis['detector'] }): LocatedAndHow | null {
   const label = findSlabLabel(found.located.work, homographyFromCanonical(found.located.quadWork), SLAB_LIMITS.farMm, { againstOutline: true });
