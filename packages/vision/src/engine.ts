@@ -229,7 +229,7 @@ function cardBelowFarLabel(located: LocatedCard): LocatedAndHow | null {
  * found at locateCardWithin's default 1 %: on the real set, a BGS slab photographed at an angle showed its card to the
  * detector from 2-3 % in, not from 1 % or 5 % (its walls and their reflections, or the card's own edge, at the crop).
  */
-export const WITHIN_COMPARTMENT_INSET = 0.03;
+const WITHIN_COMPARTMENT_INSET = 0.03;
 
 /**
  * A slab's label right against a card-shaped outline: the outline is the slab's compartment, not the card, which lies

@@ -108,10 +108,15 @@ export function isCardShapedOutline(quad: Quad): boolean {
   return aspect >= PHOTO_SUPPORT_LIMITS.outlineAspectRange[0] && aspect <= PHOTO_SUPPORT_LIMITS.outlineAspectRange[1];
 }
 
+/** A point's distance (px) from each border of the photo, left, top, right, bottom: negative beyond it. */
+function distancesFromPhotoBorders([x, y]: Quad[number], photo: { width: number; height: number }): number[] {
+  return [x, y, photo.width - 1 - x, photo.height - 1 - y];
+}
+
 /** How many corners of the outline lie at the photo's border or beyond it (cornerAtPhotoEdgeMm): cut by the photo. */
 export function cornersAtPhotoEdge(quad: Quad, photo: { width: number; height: number }): number {
   const within = PHOTO_SUPPORT_LIMITS.cornerAtPhotoEdgeMm * cardPxPerMm(quad);
-  return quad.filter(([x, y]) => Math.min(x, y, photo.width - 1 - x, photo.height - 1 - y) <= within).length;
+  return quad.filter((p) => Math.min(...distancesFromPhotoBorders(p, photo)) <= within).length;
 }
 
 /**
@@ -120,11 +125,9 @@ export function cornersAtPhotoEdge(quad: Quad, photo: { width: number; height: n
  */
 export function sidesAtPhotoEdge(quad: Quad, photo: { width: number; height: number }): CardSide[] {
   const within = PHOTO_SUPPORT_LIMITS.sideAtPhotoEdgeMm * cardPxPerMm(quad);
-  // Distance of a point inside the photo from each of its borders (negative beyond it): left, top, right, bottom.
-  const fromBorders = ([x, y]: Quad[number]) => [x, y, photo.width - 1 - x, photo.height - 1 - y];
   const sides: CardSide[] = ['top', 'right', 'bottom', 'left'];
   return sides.filter((_, k) => {
-    const [a, b] = [fromBorders(quad[k]!), fromBorders(quad[(k + 1) % 4]!)];
+    const [a, b] = [distancesFromPhotoBorders(quad[k]!, photo), distancesFromPhotoBorders(quad[(k + 1) % 4]!, photo)];
     return a.some((d, border) => d <= within && b[border]! <= within);
   });
 }
