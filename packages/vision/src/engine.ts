@@ -18,7 +18,7 @@ import { assertCardFound } from './geometry/detect';
 import { applyHomography, CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM, homographyFromCanonical, rectify, type Homography } from './geometry/homography';
 import { findCardInWell, findSlabLabel, hasDarkRim, isCardInWell, SLAB_LIMITS, type SlabLabel } from './geometry/holder';
 import { orderCardCorners, outlineAspect, quadArea } from './geometry/quad';
-import { CROPPED_PHOTO_CONFIDENCE, decodePhoto, hasCardProportions, locateAt, locateCardWithin, locateCroppedPhoto, locateEndOf, locateOnWork, locateWithWideVotes, turnLocated, type DecodedPhoto, type LocatedCard } from './geometry/locate';
+import { CROPPED_PHOTO_CONFIDENCE, decodePhoto, frameBeyondMm, hasCardProportions, locateAt, locateCardWithin, locateCroppedPhoto, locateEndOf, locateOnWork, locateWithWideVotes, turnLocated, type DecodedPhoto, type LocatedCard } from './geometry/locate';
 import { decodeScaled } from './image/decode';
 import type { Quad, RgbImage } from './image/types';
 import { predictCorners } from './models/keypoints';
@@ -28,7 +28,7 @@ import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
 import { cornersAtPhotoEdge, isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, sidesAtPhotoEdge, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-26';
+export const ENGINE_VERSION = 'cardlens-vision-27';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -399,7 +399,10 @@ export async function analyzeSide(
   const t1 = performance.now();
   // Centering is measured through the homography on the working image (no resampling of the border bands).
   const cardToWork = homographyFromCanonical(located.quadWork);
-  const centering = measureCentering(located.work, cardToWork, detector === 'cropped-photo' ? { assumedOutlineConfidence: CROPPED_PHOTO_CONFIDENCE } : {});
+  const centering = measureCentering(located.work, cardToWork, {
+    frameBeyondMm: frameBeyondMm(located),
+    ...(detector === 'cropped-photo' ? { assumedOutlineConfidence: CROPPED_PHOTO_CONFIDENCE } : {}),
+  });
   const t2 = performance.now();
   const rectified = rectify(located.work, located.quadWork);
   const t3 = performance.now();

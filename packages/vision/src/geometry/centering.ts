@@ -61,6 +61,11 @@ export interface CenteringOptions {
    * the card's edge, with the confidence of that assumption.
    */
   assumedOutlineConfidence?: number;
+  /**
+   * Per side, how far inside the outline (mm) the frame line may begin: the edge was taken out across a strip along
+   * it (resolve.ts, SIDE_ENDS), whose inner edge is the strip's, not the printed frame.
+   */
+  frameBeyondMm?: Partial<Record<SideName, number>>;
 }
 
 interface SideFrame {
@@ -208,7 +213,7 @@ function measureBorder(src: RgbImage, H: Homography, f: SideFrame, options: Cent
   const outerAt = outerFit ? outerFit.s0 : 0;
   // frame line: first well-supported straight line inside the outer edge
   const frameFit = fitSide(inner, {
-    sMin: outerAt + 0.2,
+    sMin: Math.max(outerAt, options.frameBeyondMm?.[f.side] ?? -Infinity) + 0.2,
     sMax: maxBorder,
     maxSlope: 0.03,
     binS: 0.05,

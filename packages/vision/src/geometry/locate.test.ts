@@ -6,7 +6,7 @@ import { analyzeSide } from '../engine';
 import { isCardShapedOutline } from '../photo-support';
 import { findSlabLabel, isCardInWell } from './holder';
 import { homographyFromCanonical } from './homography';
-import { locateCardWithin, locateEndOf, turnLocated, type LocatedCard } from './locate';
+import { frameBeyondMm, locateCardWithin, locateEndOf, turnLocated, type LocatedCard } from './locate';
 
 // A slab's label says which way is up more surely than the layout model: turning a located card by 180 degrees
 // must turn its corners and every per-side fit together, and twice must give it back.
@@ -42,6 +42,30 @@ describe('turnLocated', () => {
     expect(back.quadPx).toEqual(located.quadPx);
     expect(back.refined).toEqual(located.refined);
     expect(back.orientation.flipped).toBe(false);
+  });
+});
+
+// The edge resolution's sides run from the outline's first corner as found; a card turned since (by the layout model
+// or a slab's label) reads them the other way round.
+describe('frameBeyondMm', () => {
+  const quad: Quad = [[0, 0], [630, 0], [630, 880], [0, 880]]; // 10 px per mm
+  const side = (beyondEndsPx: number) => ({ shift: 0, strongerStepOutside: false, beyondEndsPx, candidates: [] });
+  const located = (flipped: boolean): LocatedCard =>
+    ({
+      quadWork: quad,
+      quadPx: quad,
+      refined: { quad, lines: [0, 1, 2, 3], sigmaPx: [0, 0, 0, 0], inlierFraction: [1, 1, 1, 1], confidence: 1 },
+      resolved: { quad, score: 1, sides: [side(8.5), side(0), side(0), side(4)] },
+      orientation: { quad, flipped, margin: 0.1 },
+    }) as unknown as LocatedCard;
+
+  it('gives, per side the card was taken out across a strip, how far in mm', () => {
+    expect(frameBeyondMm(located(false))).toEqual({ top: 0.85, left: 0.4 });
+  });
+
+  it('on a turned card, the first side found is its bottom', () => {
+    expect(frameBeyondMm(located(true))).toEqual({ bottom: 0.85, right: 0.4 });
+    expect(frameBeyondMm(turnLocated(located(false)))).toEqual({ bottom: 0.85, right: 0.4 });
   });
 });
 

@@ -1,7 +1,8 @@
 import { chooseDecodeShrink, decodeScaled, downsampleRgb, probeImage, type ImageInfo } from '../image/decode';
 import type { Point, Quad, RgbImage } from '../image/types';
 import { assertCardFound, detectCardCoarse, refineQuad, type CoarseDetection, type HoughVotes, type RefinedQuad } from './detect';
-import { CARD_ASPECT } from './homography';
+import type { SideName } from './centering';
+import { CARD_ASPECT, CARD_HEIGHT_MM, CARD_WIDTH_MM } from './homography';
 import { lineThrough } from './lines';
 import { outlineAspect, quadArea, scaleQuad } from './quad';
 import { resolveCardEdges, type ResolveResult } from './resolve';
@@ -66,6 +67,24 @@ export function turnLocated(located: LocatedCard): LocatedCard {
     refined,
     orientation: { ...located.orientation, quad: refined.quad, flipped: !located.orientation.flipped },
   };
+}
+
+/**
+ * Per side of the card as it is turned, how far inside its outline (mm) the printed frame may begin: past a strip
+ * the edge resolution took the card across (ResolvedSide.beyondEndsPx). The resolution's sides run from the
+ * outline's first corner as it was before any turn (top, right, bottom, left), so a turned card reads them the other
+ * way round.
+ */
+export function frameBeyondMm(located: LocatedCard): Partial<Record<SideName, number>> {
+  const names: SideName[] = located.orientation.flipped ? ['bottom', 'left', 'top', 'right'] : ['top', 'right', 'bottom', 'left'];
+  const out: Partial<Record<SideName, number>> = {};
+  located.resolved.sides.forEach((side, k) => {
+    if (side.beyondEndsPx <= 0) return;
+    const a = located.resolved.quad[k]!;
+    const b = located.resolved.quad[(k + 1) % 4]!;
+    out[names[k]!] = side.beyondEndsPx / (Math.hypot(b[0] - a[0], b[1] - a[1]) / (k % 2 === 0 ? CARD_WIDTH_MM : CARD_HEIGHT_MM));
+  });
+  return out;
 }
 
 /** A photo with a card's proportions (either way up): a scan or a shop's photo cropped to the card. */
