@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CenteringResult } from './geometry/centering';
 import type { Quad } from './image/types';
-import { cornersAtPhotoEdge, photoSupport, PHOTO_SUPPORT_LIMITS, sidesAtPhotoEdge } from './photo-support';
+import { cornersAtPhotoEdge, isFlatNonCardOutline, outlineKeystone, photoSupport, PHOTO_SUPPORT_LIMITS, sidesAtPhotoEdge } from './photo-support';
 
 /** An upright card quad spanning pxPerMm pixels per mm. */
 const quad = (pxPerMm: number): Quad => [[0, 0], [63 * pxPerMm, 0], [63 * pxPerMm, 88 * pxPerMm], [0, 88 * pxPerMm]];
@@ -20,6 +20,44 @@ function centering(mm: { left: number; right: number; top: number; bottom: numbe
   };
 }
 const centred = centering({ left: 3, right: 3, top: 3, bottom: 3 }, 1);
+
+// A card's proportions seen at an angle come with perspective: the side nearer the camera is the longer. An outline
+// with equal opposite sides has to be a card's 0.716 within flatAspectTolerance.
+describe('isFlatNonCardOutline', () => {
+  const rect = (aspect: number): Quad => [[10, 10], [10 + 1000 * aspect, 10], [10 + 1000 * aspect, 1010], [10, 1010]];
+  /** Width `aspect` of the height at mid-height, the top `keystone` shorter than the bottom. */
+  const trapezoid = (aspect: number, keystone: number): Quad => {
+    const w = 1000 * aspect;
+    const dTop = (w * keystone) / 2;
+    return [[dTop / 2, 0], [w - dTop / 2, 0], [w + dTop / 2, 1000], [-dTop / 2, 1000]];
+  };
+
+  it('takes a straight-on outline with a card\'s proportions, and one within the tolerance either way', () => {
+    expect(isFlatNonCardOutline(rect(0.716))).toBe(false);
+    expect(isFlatNonCardOutline(rect(0.75))).toBe(false);
+    expect(isFlatNonCardOutline(rect(0.68))).toBe(false);
+    expect(outlineKeystone(rect(0.75))).toBeCloseTo(0, 9);
+  });
+
+  it('rules out a straight-on outline 0.80 or 0.66 wide: no perspective makes a card look so (the lower half of a card, sideways)', () => {
+    expect(isFlatNonCardOutline(rect(0.8))).toBe(true);
+    expect(isFlatNonCardOutline(rect(0.66))).toBe(true);
+  });
+
+  it('takes the same proportions with perspective (a tilted card)', () => {
+    expect(outlineKeystone(trapezoid(0.8, 0.1))).toBeGreaterThan(PHOTO_SUPPORT_LIMITS.flatOutlineMaxKeystone);
+    expect(isFlatNonCardOutline(trapezoid(0.8, 0.1))).toBe(false);
+  });
+
+  it('photoSupport says why such an outline supports nothing', () => {
+    const sideways = rect(0.8);
+    const s = photoSupport({ quadPx: sideways, blurPx: 0.7, centering: centred });
+    expect(s.notAssessed.centering).toBe(
+      "the outline found is 0.8 as wide as it is tall with its opposite sides equal, so not a bare card's 0.72 seen at an angle: not the card's own edge (part of the card, or a holder's)",
+    );
+    expect(Object.keys(s.notAssessed).sort()).toEqual(['centering', 'corners', 'edges', 'surface']);
+  });
+});
 
 describe('photoSupport', () => {
   it('corners of the outline at the photo\'s edge or beyond it: corners and edges are not assessed, saying how many', () => {

@@ -9,8 +9,8 @@
 import type { SubGradeName } from '@cardlens/grading-rubric';
 import type { BorderMeasurement, CenteringResult } from './geometry/centering';
 import type { CardSide, SlabLabel } from './geometry/holder';
-import { CANONICAL_PX_PER_MM, CARD_HEIGHT_MM, CARD_WIDTH_MM } from './geometry/homography';
-import { outlineAspect } from './geometry/quad';
+import { CANONICAL_PX_PER_MM, CARD_ASPECT, CARD_HEIGHT_MM, CARD_WIDTH_MM } from './geometry/homography';
+import { outlineAspect, sideLengths } from './geometry/quad';
 import { OUTER_STEP } from './geometry/resolve';
 import type { Quad } from './image/types';
 
@@ -62,6 +62,17 @@ export const PHOTO_SUPPORT_LIMITS = {
    */
   outlineAspectRange: [0.64, 0.82],
   /**
+   * An outline without perspective (each pair of opposite sides equal within `flatOutlineMaxKeystone` of their mean)
+   * must have a card's proportions within `flatAspectTolerance` (0.676-0.756). Tilting a card far enough to look that
+   * narrow or that wide (about 19 degrees) makes its near side at least 2 % longer than its far side unless the camera
+   * is over a metre away (1.5 m for a tilt along its 88 mm side), where a phone photo gives the card under 3 pixels per
+   * mm, too few to measure anything; a flatbed scan has no perspective at all. Of the real set's 489 outlines, 39
+   * are such, and one had anything assessed: a slab scan's (0.80 wide, sides equal within 0.3 %), the lower half of the
+   * card taken sideways, whose centering was read (49.5/51.1). No generated photo's true outline is such (400 sides).
+   */
+  flatOutlineMaxKeystone: 0.02,
+  flatAspectTolerance: 0.04,
+  /**
    * Distance (mm on the card) from the photo's border within which, or beyond which, a corner of the outline is cut
    * by the photo: its tip and what lies beyond it are not in view. On the real set, a source's own
    * perspective-corrected crop of a Paldean Tauros put its top-right corner 0.05 mm past the photo's right edge (the
@@ -102,10 +113,27 @@ export interface PhotoSupport {
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
+/** How far the outline's opposite sides differ in length, the larger pair's difference over their mean (0: no perspective). */
+export function outlineKeystone(quad: Quad): number {
+  const [top, right, bottom, left] = sideLengths(quad);
+  return Math.max(Math.abs(top - bottom) / ((top + bottom) / 2), Math.abs(left - right) / ((left + right) / 2));
+}
+
 /** Whether an outline has a bare card's proportions; any other outline is a holder's (or the table's), not the card's edge. */
 export function isCardShapedOutline(quad: Quad): boolean {
   const aspect = outlineAspect(quad);
   return aspect >= PHOTO_SUPPORT_LIMITS.outlineAspectRange[0] && aspect <= PHOTO_SUPPORT_LIMITS.outlineAspectRange[1];
+}
+
+/**
+ * Whether an outline without perspective (flatOutlineMaxKeystone) lacks a card's proportions (flatAspectTolerance):
+ * it is then not the card's edge, though its proportions are within the range a card seen at an angle may take. Only
+ * what the photo supports asks this; the detector's choice between outlines does not (asked there, it moved the
+ * outlines of 45 real photos, and 10 slabs' labels were no longer found beside them).
+ */
+export function isFlatNonCardOutline(quad: Quad): boolean {
+  const L = PHOTO_SUPPORT_LIMITS;
+  return outlineKeystone(quad) < L.flatOutlineMaxKeystone && Math.abs(outlineAspect(quad) - CARD_ASPECT) > L.flatAspectTolerance;
 }
 
 /** A point's distance (px) from each border of the photo, left, top, right, bottom: negative beyond it. */
@@ -209,9 +237,13 @@ export function photoSupport(input: PhotoSupportInput): PhotoSupport {
   const blurMm = Math.max(input.blurPx / CANONICAL_PX_PER_MM, 0.5 / pxPerMm);
   const notAssessed: PhotoSupport['notAssessed'] = {};
   const aspect = outlineAspect(input.quadPx);
-  if (!isCardShapedOutline(input.quadPx)) {
+  const cardShaped = isCardShapedOutline(input.quadPx);
+  const flat = cardShaped && isFlatNonCardOutline(input.quadPx);
+  if (!cardShaped || flat) {
     // Everything measured relative to that outline would describe the holder (or the table), not the card.
-    const reason = `the outline found is ${round2(aspect)} as wide as it is tall, not a bare card's 0.72: a slab, top-loader or sleeve, or not the card's own edge`;
+    const reason = flat
+      ? `the outline found is ${round2(aspect)} as wide as it is tall with its opposite sides equal, so not a bare card's 0.72 seen at an angle: not the card's own edge (part of the card, or a holder's)`
+      : `the outline found is ${round2(aspect)} as wide as it is tall, not a bare card's 0.72: a slab, top-loader or sleeve, or not the card's own edge`;
     return { pxPerMm, blurMm, outlineAspect: aspect, slab: input.slab ?? null, notAssessed: { centering: reason, corners: reason, edges: reason, surface: reason } };
   }
   let wear: string | undefined;
