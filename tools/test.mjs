@@ -39,6 +39,9 @@ const lanes = [
   { name: 'serverless', filters: SERVERLESS_PACKAGES.map((name) => `--filter=${name}`) },
 ];
 
+/** The lanes' turbo processes, to pass a signal on to. */
+const children = [];
+
 function runLane(lane) {
   return new Promise((resolve) => {
     const child = spawn('npx', ['turbo', 'run', 'test', '--concurrency=1', ...lane.filters, ...process.argv.slice(2)], {
@@ -50,7 +53,6 @@ function runLane(lane) {
   });
 }
 
-const children = [];
 // A CI time limit (timeout(1)) signals this process only: pass it on so that no lane outlives the run.
 for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => children.forEach((child) => child.kill(signal)));
 const results = await Promise.all(lanes.map(runLane));
