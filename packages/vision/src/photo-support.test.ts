@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CenteringResult } from './geometry/centering';
 import type { Quad } from './image/types';
-import { cornersAtPhotoEdge, isFlatNonCardOutline, outlineKeystone, photoSupport, PHOTO_SUPPORT_LIMITS, sidesAtPhotoEdge } from './photo-support';
+import { outlineKeystone } from './geometry/quad';
+import { cornersAtPhotoEdge, isFlatNonCardOutline, photoSupport, PHOTO_SUPPORT_LIMITS, sidesAtPhotoEdge } from './photo-support';
 
 /** An upright card quad spanning pxPerMm pixels per mm. */
 const quad = (pxPerMm: number): Quad => [[0, 0], [63 * pxPerMm, 0], [63 * pxPerMm, 88 * pxPerMm], [0, 88 * pxPerMm]];

@@ -10,7 +10,7 @@ import type { SubGradeName } from '@cardlens/grading-rubric';
 import type { BorderMeasurement, CenteringResult } from './geometry/centering';
 import type { CardSide, SlabLabel } from './geometry/holder';
 import { CANONICAL_PX_PER_MM, CARD_ASPECT, CARD_HEIGHT_MM, CARD_WIDTH_MM } from './geometry/homography';
-import { outlineAspect, sideLengths } from './geometry/quad';
+import { outlineAspect, outlineKeystone } from './geometry/quad';
 import { OUTER_STEP } from './geometry/resolve';
 import type { Quad } from './image/types';
 
@@ -112,12 +112,6 @@ export interface PhotoSupport {
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const round2 = (x: number) => Math.round(x * 100) / 100;
-
-/** How far the outline's opposite sides differ in length, the larger pair's difference over their mean (0: no perspective). */
-export function outlineKeystone(quad: Quad): number {
-  const [top, right, bottom, left] = sideLengths(quad);
-  return Math.max(Math.abs(top - bottom) / ((top + bottom) / 2), Math.abs(left - right) / ((left + right) / 2));
-}
 
 /** Whether an outline has a bare card's proportions; any other outline is a holder's (or the table's), not the card's edge. */
 export function isCardShapedOutline(quad: Quad): boolean {

@@ -50,6 +50,12 @@ export function outlineAspect(q: readonly Point[]): number {
   return (top + bottom) / (left + right);
 }
 
+/** How far the outline's opposite sides differ in length, the larger pair's difference over their mean (0: no perspective). */
+export function outlineKeystone(q: readonly Point[]): number {
+  const [top, right, bottom, left] = sideLengths(q);
+  return Math.max(Math.abs(top - bottom) / ((top + bottom) / 2), Math.abs(left - right) / ((left + right) / 2));
+}
+
 /**
  * Orders four corners of a (convex) card outline as TL, TR, BR, BL.
  *
