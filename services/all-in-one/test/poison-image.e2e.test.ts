@@ -5,12 +5,12 @@ import { openSql, type Sql } from './sql';
 import { startStack, type Stack } from './stack';
 
 // A poison photo (it passes intake, then makes the engine work far past a card's time) with another customer's
-// scan right behind it, through the whole system. The analysis budget (5 s here, 20 s by default) ends it: its
+// scan right behind it, through the whole system. The analysis budget (10 s here, 20 s by default) ends it: its
 // engine process is killed, the scan fails at once with a message saying why and is never sent to the engine
 // again, and the scan behind it completes. So the outcome does not depend on this machine's speed, the engine
 // process is also frozen (SIGSTOP) once the poison's analysis has started: from then on it can never finish.
 
-const BUDGET_MS = 5000;
+const BUDGET_MS = 10_000;
 
 /** The engine processes this process started (the embedded stack's inference service forks them). */
 function engineProcesses(): number[] {
