@@ -5,7 +5,8 @@
  *   fallback, subpixel corners) → centering on the photo through the card homography → rectify to 630 x 880
  *   (10 px/mm) → corners, edges, surface → the learned calibration of those measurements for the photo's
  *   conditions → the rubric (@cardlens/grading-rubric) → the learned severity models as a cross-check → optional
- *   overlay and identification evidence.
+ *   overlay. The optional identification evidence (OCR on its own worker thread) starts from the rectified sides
+ *   and overlaps everything after the rectification.
  */
 import { gradeCard, gradeSide, type CardMeasurements, type RubricResult, type SideMeasurements } from '@cardlens/grading-rubric';
 import type { Logger } from 'pino';
@@ -382,11 +383,17 @@ function slabCardAtEndOf(found: LocatedCard): LocatedAndHow | null {
   return null;
 }
 
-/** One side: locate, measure centering on the photo, rectify, measure condition. */
-export async function analyzeSide(
-  bytes: Uint8Array,
-  runtime?: ModelRuntime,
-): Promise<SideAnalysis & { timingsMs: Record<string, number> }> {
+/** What one side's photo gives before its condition is measured: the card located, its centering, the card rectified. */
+type LocatedSide = Omit<SideAnalysis, 'condition' | 'measurements' | 'support'> & {
+  finishSide(): SideAnalysis & { timingsMs: Record<string, number> };
+};
+
+/**
+ * One side up to its rectified card: locate, measure centering on the photo, rectify, cut out the slab's label.
+ * The condition is measured by `finishSide()`, so that a caller can start reading the rectified card (OCR, on
+ * its own thread) before the condition's measurement takes this thread.
+ */
+export async function locateSide(bytes: Uint8Array, runtime?: ModelRuntime): Promise<LocatedSide> {
   const t0 = performance.now();
   const found = await locateWithFallback(bytes, runtime);
   const { detector, withinHolder, secondLook } = found;
@@ -406,10 +413,9 @@ export async function analyzeSide(
   const t2 = performance.now();
   const rectified = rectify(located.work, located.quadWork);
   const t3 = performance.now();
-  const frame = { leftMm: centering.leftMm, rightMm: centering.rightMm, topMm: centering.topMm, bottomMm: centering.bottomMm };
-  const condition = measureCondition(rectified, { frame });
-  const t4 = performance.now();
-  return {
+  const slabLabel = slab ? slabLabelImage(located.work, cardToWork, slab) : null;
+  const tLabel = performance.now();
+  const side = {
     quadPx: located.quadPx,
     imageSize: { width: located.info.width, height: located.info.height },
     detectionConfidence: located.confidence,
@@ -417,12 +423,32 @@ export async function analyzeSide(
     centering,
     rectified,
     photo: { image: located.work, quad: located.quadWork },
-    condition,
-    measurements: sideMeasurements(condition, frame),
-    support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab, croppedPhoto: detector === 'cropped-photo', cornersAtPhotoEdge: cornersAtPhotoEdge(located.quadPx, located.info), sidesAtPhotoEdge: sidesAtPhotoEdge(located.quadPx, located.info), withinHolder, secondLook, sidesInsideStrongerEdge: located.resolved.sides.filter((side) => side.strongerStepOutside).length }),
-    slabLabel: slab ? slabLabelImage(located.work, cardToWork, slab) : null,
-    timingsMs: { ...prefix('locate.', located.timingsMs), locate: t1 - t0, centering: t2 - t1, rectify: t3 - t2, condition: t4 - t3 },
+    slabLabel,
   };
+  return {
+    ...side,
+    finishSide() {
+      const t4 = performance.now();
+      const frame = { leftMm: centering.leftMm, rightMm: centering.rightMm, topMm: centering.topMm, bottomMm: centering.bottomMm };
+      const condition = measureCondition(rectified, { frame });
+      const t5 = performance.now();
+      return {
+        ...side,
+        condition,
+        measurements: sideMeasurements(condition, frame),
+        support: photoSupport({ quadPx: located.quadPx, blurPx: condition.quality.blurPx, centering, slab, croppedPhoto: detector === 'cropped-photo', cornersAtPhotoEdge: cornersAtPhotoEdge(located.quadPx, located.info), sidesAtPhotoEdge: sidesAtPhotoEdge(located.quadPx, located.info), withinHolder, secondLook, sidesInsideStrongerEdge: located.resolved.sides.filter((s) => s.strongerStepOutside).length }),
+        timingsMs: { ...prefix('locate.', located.timingsMs), locate: t1 - t0, centering: t2 - t1, rectify: t3 - t2, slabLabel: tLabel - t3, condition: t5 - t4 },
+      };
+    },
+  };
+}
+
+/** One side: locate, measure centering on the photo, rectify, measure condition. */
+export async function analyzeSide(
+  bytes: Uint8Array,
+  runtime?: ModelRuntime,
+): Promise<SideAnalysis & { timingsMs: Record<string, number> }> {
+  return (await locateSide(bytes, runtime)).finishSide();
 }
 
 /** Grades measured sides with the rubric; a missing back is reported as not assessed by the rubric itself. */
@@ -488,20 +514,25 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
     async analyzeCard(input, analyzeOptions = {}) {
       const t0 = performance.now();
       // The two sides are independent; decoding runs on libuv threads, so they overlap.
-      const [front, back] = await Promise.all([analyzeSide(input.front, runtime), input.back ? analyzeSide(input.back, runtime) : Promise.resolve(undefined)]);
-      const t1 = performance.now();
-      // OCR runs on tesseract's worker threads and needs only the rectified sides, so it starts now and
-      // overlaps the grading and the overlay on this thread.
+      const [frontLocated, backLocated] = await Promise.all([locateSide(input.front, runtime), input.back ? locateSide(input.back, runtime) : Promise.resolve(undefined)]);
+      // OCR runs on tesseract's worker thread and needs only the rectified sides, so it starts now and overlaps
+      // the condition's measurement, the grading and the overlay on this thread.
       const evidencePromise = analyzeOptions.evidence
         ? (async () => {
             const started = performance.now();
-            const mayLieSideways = { front: !isCardShapedOutline(front.quadPx), back: back !== undefined && !isCardShapedOutline(back.quadPx) };
-            const { frontTurn: _f, backTurn: _b, finish: _finish, timingsMs: _t, ...fields } = await extractEvidence(front.rectified, back?.rectified, await ocrPool(), { slabLabel: front.slabLabel, frontPhoto: front.photo, mayLieSideways });
-            return { fields, ms: performance.now() - started };
+            const mayLieSideways = { front: !isCardShapedOutline(frontLocated.quadPx), back: backLocated !== undefined && !isCardShapedOutline(backLocated.quadPx) };
+            const { frontTurn: _f, backTurn: _b, finish: _finish, timingsMs: evidenceTimings, ...fields } = await extractEvidence(frontLocated.rectified, backLocated?.rectified, await ocrPool(), { slabLabel: frontLocated.slabLabel, frontPhoto: frontLocated.photo, mayLieSideways });
+            return { fields, ms: performance.now() - started, timings: evidenceTimings };
           })()
         : undefined;
       // Settled even if grading throws first, so a failed OCR is never an unhandled rejection.
       evidencePromise?.catch(() => undefined);
+      // Lets the evidence find the front's text lines and hand them to the OCR worker before the condition's
+      // measurement holds this thread.
+      if (evidencePromise) await new Promise<void>((resolve) => setImmediate(resolve));
+      const front = frontLocated.finishSide();
+      const back = backLocated?.finishSide();
+      const t1 = performance.now();
       // The learned calibration reads each side's measurements in the light of its photo conditions.
       await Promise.all([front, ...(back ? [back] : [])].map(async (side, i) => {
         side.measurements.calibrated = await calibrateSide(runtime, side, gradeSide(i === 0 ? 'front' : 'back', side.measurements).severities);
@@ -541,6 +572,7 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
           evidence: extracted?.ms ?? 0,
           overlay: t3 - t2,
           total: t4 - t0,
+          ...(extracted ? prefix('evidence.', extracted.timings) : {}),
           ...prefix('front.', front.timingsMs),
           ...(back ? prefix('back.', back.timingsMs) : {}),
         },

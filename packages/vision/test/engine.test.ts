@@ -95,6 +95,11 @@ describe('engine on fixed generated pairs', () => {
     // the printed number is read (OCR may differ in spacing and the leading #)
     const digits = (s: string) => s.replace(/[^0-9/]/g, '');
     expect(digits(evidence.numberText)).toContain(digits(label.card.printedNumber).split('/')[0]);
+    // The OCR starts once the sides are rectified, before their condition is measured: the two overlap, so the
+    // whole analysis takes less than the sides and the evidence one after the other.
+    const t = analysis.timingsMs;
+    expect(t['evidence.ocrFront']).toBeGreaterThan(0);
+    expect(t.total!).toBeLessThan(t.sides! + t.evidence!);
   }, 120_000);
 });
 
