@@ -46,9 +46,10 @@ const lanes = [
 const children = [];
 let stopping = false;
 
+/** A run goes on past a failing package (--continue), so one report shows every package that failed. */
 function runTurbo([task, ...filters]) {
   return new Promise((resolve) => {
-    const child = spawn('npx', ['turbo', 'run', task, '--concurrency=1', ...filters, ...process.argv.slice(2)], {
+    const child = spawn('npx', ['turbo', 'run', task, '--concurrency=1', '--continue', ...filters, ...process.argv.slice(2)], {
       stdio: 'inherit',
       env: process.env,
     });
