@@ -9,6 +9,7 @@
  *   and overlaps everything after the rectification.
  */
 import { gradeCard, gradeSide, type CardMeasurements, type RubricResult, type SideMeasurements } from '@cardlens/grading-rubric';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { measureCondition, sideMeasurements, type ConditionAnalysis } from './defects';
 import { createOcr, type OcrPool } from './evidence/ocr';
@@ -529,7 +530,7 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
       evidencePromise?.catch(() => undefined);
       // Lets the evidence find the front's text lines and hand them to the OCR worker before the condition's
       // measurement holds this thread.
-      if (evidencePromise) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (evidencePromise) await nextTurn();
       const front = frontLocated.finishSide();
       const back = backLocated?.finishSide();
       const t1 = performance.now();

@@ -41,7 +41,7 @@ export interface EvidenceResult extends IdentificationEvidence {
   frontTurn: Turn;
   backTurn: Turn;
   finish: FinishFeatures;
-  timingsMs: { ocrFront: number; ocrBack: number; fingerprint: number; finish: number; total: number };
+  timingsMs: { ocrFront: number; ocrBack: number; fingerprint: number; finish: number };
 }
 
 export interface ExtractOptions {
@@ -132,7 +132,6 @@ export async function extractEvidence(
   ocr: OcrPool | null,
   options: ExtractOptions = {},
 ): Promise<EvidenceResult> {
-  const t0 = performance.now();
   const tryUpsideDown = options.tryUpsideDown ?? true;
   let front = rectifiedFront;
   let frontTurn: Turn = 'none';
@@ -198,6 +197,6 @@ export async function extractEvidence(
     frontTurn,
     backTurn,
     finish,
-    timingsMs: { ocrFront, ocrBack, fingerprint: fingerprintMs, finish: finishMs, total: performance.now() - t0 },
+    timingsMs: { ocrFront, ocrBack, fingerprint: fingerprintMs, finish: finishMs },
   };
 }

@@ -148,7 +148,8 @@ describe('warpPerspective / rectify', () => {
     expect(err / n).toBeLessThan(2);
   });
 
-  it('rectify of a 1200x1700 photo to 630x880 is fast', () => {
+  it('rectifies a 1200x1700 photo to the 630x880 canonical size, its corners taken from the quad', () => {
+    // Speed is measured by bench:real (front.rectify timings), not here; this checks the default output.
     const img = ramp(1200, 1700);
     const quad: Quad = [
       [100, 100],
@@ -156,11 +157,12 @@ describe('warpPerspective / rectify', () => {
       [1080, 1600],
       [120, 1560],
     ];
-    rectify(img, quad);
-    const t = performance.now();
     const out = rectify(img, quad);
     expect(out.width).toBe(630);
     expect(out.height).toBe(880);
-    expect(performance.now() - t).toBeLessThan(400); // generous: CI machines are shared
+    // The ramp stores x % 256 in red and y % 256 in green: the top-left output pixel samples near (100, 100).
+    expect(Math.abs(out.data[0]! - 100)).toBeLessThanOrEqual(3);
+    expect(Math.abs(out.data[1]! - 100)).toBeLessThanOrEqual(3);
+    expect(out.data[2]).toBe(77);
   });
 });

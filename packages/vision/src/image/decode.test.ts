@@ -117,10 +117,8 @@ describe('probeImage / decodeScaled', () => {
   });
 
   it('rejects a pixel bomb from its header alone (no decode)', async () => {
-    const bomb = pngHeader(100_000, 100_000);
-    const t = performance.now();
-    await expectCode(probeImage(bomb), 'image_too_large');
-    expect(performance.now() - t).toBeLessThan(500);
+    // The buffer is a header and nothing else: decoding it would fail as invalid, so this code comes from the header.
+    await expectCode(probeImage(pngHeader(100_000, 100_000)), 'image_too_large');
     await expectCode(probeImage(pngHeader(8000, 6000)), 'image_too_large'); // 48 MP > 40 MP
   });
 
