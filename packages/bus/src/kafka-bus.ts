@@ -1,6 +1,7 @@
 import { Kafka, logLevel, type KafkaMessage, Partitioners, type Admin, type Consumer, type IHeaders, type LogEntry, type Producer } from 'kafkajs';
 import { gauge } from '@cardlens/telemetry';
 import { kafkaSecurityOptions, type KafkaSecurity } from './kafka-security';
+import { stopIdleQueueChecks } from './kafkajs-idle-queue';
 import { deadLetterHeaders, deliverWithRetry, DeliveryAborted, publishTraced, retryPolicy } from './delivery';
 import {
   deadLetterTopic,
@@ -61,6 +62,8 @@ export class KafkaBus implements Bus {
 
   constructor(private readonly options: KafkaBusOptions) {
     this.logger = options.logger ?? silentLogger;
+    // kafkajs would otherwise run a 1 ms timer on each idle broker connection (kafkajs-idle-queue.ts).
+    stopIdleQueueChecks();
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,

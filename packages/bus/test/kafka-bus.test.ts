@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import { trace } from '@opentelemetry/api';
 import { deleteTopicsWithPrefix, describeWithInfra, infraUrls, uniqueTopicPrefix } from '@cardlens/testing';
 import { Kafka, logLevel } from 'kafkajs';
+import RequestQueue from 'kafkajs/src/network/requestQueue/index.js';
 import pino from 'pino';
 import { DLQ_HEADERS, KafkaBus, MESSAGE_ID_HEADER, type BusMessage } from '../src/index';
 import { bytes, installTracing, text, waitFor } from './support';
@@ -60,6 +61,18 @@ describeWithInfra('kafka', 'KafkaBus (real broker)', () => {
       );
     } finally {
       await admin.disconnect();
+    }
+  });
+
+  it('leaves its broker connections quiet while no message flows (no 1 ms check loop per connection)', async () => {
+    // Producer, admin and two consumers are connected; unpatched kafkajs checks each idle queue every millisecond.
+    const checks = jest.spyOn(RequestQueue.prototype, 'checkPendingRequests');
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      // Left: the consumers' fetches answered in that second (each answer checks its queue once).
+      expect(checks.mock.calls.length).toBeLessThan(50);
+    } finally {
+      checks.mockRestore();
     }
   });
 
