@@ -8,8 +8,7 @@
  *   KAFKA_BROKERS=127.0.0.1:9092 npm run bench:idle-queue -w @cardlens/bus
  */
 import { Kafka, logLevel } from 'kafkajs';
-import RequestQueue from 'kafkajs/src/network/requestQueue/index.js';
-import { stopIdleQueueChecks } from '../src/kafkajs-idle-queue';
+import { RequestQueue, stopIdleQueueChecks } from '../src/kafkajs-idle-queue';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);

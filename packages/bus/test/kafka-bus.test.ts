@@ -2,9 +2,9 @@ import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import { trace } from '@opentelemetry/api';
 import { deleteTopicsWithPrefix, describeWithInfra, infraUrls, uniqueTopicPrefix } from '@cardlens/testing';
 import { Kafka, logLevel } from 'kafkajs';
-import RequestQueue from 'kafkajs/src/network/requestQueue/index.js';
 import pino from 'pino';
 import { DLQ_HEADERS, KafkaBus, MESSAGE_ID_HEADER, type BusMessage } from '../src/index';
+import { RequestQueue } from '../src/kafkajs-idle-queue';
 import { bytes, installTracing, text, waitFor } from './support';
 
 describeWithInfra('kafka', 'KafkaBus (real broker)', () => {

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createRequire } from 'node:module';
-import RequestQueue from 'kafkajs/src/network/requestQueue/index.js';
-import { KAFKAJS_VERSION_PATCHED, stopIdleQueueChecks } from '../src/kafkajs-idle-queue';
+import { KAFKAJS_VERSION_PATCHED, RequestQueue, stopIdleQueueChecks, type PushedRequest } from '../src/kafkajs-idle-queue';
 
 // kafkajs' own per-connection request queue, driven the way its Connection drives it: a request is pushed, the
 // socket's write is `sendRequest`, and the broker's response arrives as `fulfillRequest`.
@@ -12,7 +11,7 @@ function newQueue(maxInFlightRequests: number | null = null): RequestQueue {
 }
 
 let nextCorrelationId = 1;
-function request(sent: number[]): { correlationId: number; done: Promise<unknown>; push: Parameters<RequestQueue['push']>[0] } {
+function request(sent: number[]): { correlationId: number; done: Promise<unknown>; push: PushedRequest } {
   const correlationId = nextCorrelationId++;
   let resolve!: (value: unknown) => void;
   let reject!: (error: unknown) => void;
