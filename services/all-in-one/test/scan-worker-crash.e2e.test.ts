@@ -49,6 +49,12 @@ async function pollScan(baseUrl: string, apiKey: string, id: number, done: (stat
   for (;;) {
     const response = await fetch(`${baseUrl}/v1/scans/${id}`, { headers: { Authorization: `Bearer ${apiKey}` } });
     const body = (await response.json()) as Record<string, unknown>;
+    if (response.status === 429 && Date.now() < deadline) {
+      // Polled past the key's rate limit while the job waited for a worker (a slow machine): wait as told.
+      await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
+      continue;
+    }
+    if (response.status !== 200) throw new Error(`GET /v1/scans/${id}: ${response.status} ${JSON.stringify(body)}`);
     if (done(String(body.status))) return body;
     if (Date.now() > deadline) throw new Error(`scan ${id} is still ${String(body.status)}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
