@@ -5,7 +5,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import pino from 'pino';
 import { DLQ_HEADERS, KafkaBus, MESSAGE_ID_HEADER, type BusMessage } from '../src/index';
 import { RequestQueue } from '../src/kafkajs-idle-queue';
-import { bytes, installTracing, text, waitFor } from './support';
+import { bytes, delay, installTracing, text, waitFor } from './support';
 
 describeWithInfra('kafka', 'KafkaBus (real broker)', () => {
   const prefix = uniqueTopicPrefix('bus');
@@ -68,7 +68,7 @@ describeWithInfra('kafka', 'KafkaBus (real broker)', () => {
     // Producer, admin and two consumers are connected; unpatched kafkajs checks each idle queue every millisecond.
     const checks = jest.spyOn(RequestQueue.prototype, 'checkPendingRequests');
     try {
-      await new Promise((r) => setTimeout(r, 1000));
+      await delay(1000);
       // Left: the consumers' fetches answered in that second (each answer checks its queue once).
       expect(checks.mock.calls.length).toBeLessThan(50);
     } finally {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { KAFKAJS_VERSION_PATCHED, RequestQueue, stopIdleQueueChecks, type PushedRequest } from '../src/kafkajs-idle-queue';
+import { delay } from './support';
 
 // kafkajs' own per-connection request queue, driven the way its Connection drives it: a request is pushed, the
 // socket's write is `sendRequest`, and the broker's response arrives as `fulfillRequest`.
@@ -26,8 +27,6 @@ function request(sent: number[]): { correlationId: number; done: Promise<unknown
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('kafkajs request queue: no checks armed while nothing waits', () => {
   beforeAll(() => stopIdleQueueChecks());
 
@@ -48,7 +47,7 @@ describe('kafkajs request queue: no checks armed while nothing waits', () => {
     await expect(r.done).resolves.toMatchObject({ payload: { ok: true } });
     expect(queue.throttleCheckTimeoutId).toBeNull();
     const after = checks.mock.calls.length;
-    await sleep(50);
+    await delay(50);
     expect(checks.mock.calls.length).toBe(after);
     queue.destroy();
   });
@@ -62,7 +61,7 @@ describe('kafkajs request queue: no checks armed while nothing waits', () => {
     expect(sent).toEqual([]);
     expect(queue.pending).toHaveLength(1);
     expect(queue.throttleCheckTimeoutId).not.toBeNull();
-    await sleep(200);
+    await delay(200);
     expect(sent).toEqual([r.correlationId]);
     queue.fulfillRequest({ correlationId: r.correlationId, payload: null, size: 0 });
     await r.done;
@@ -84,7 +83,7 @@ describe('kafkajs request queue: no checks armed while nothing waits', () => {
     await Promise.all([a.done, b.done, c.done]);
     expect(sent).toEqual([a.correlationId, b.correlationId, c.correlationId]);
     // The check armed while b and c waited (10 ms) fires once, finds nothing waiting and arms no other.
-    await sleep(50);
+    await delay(50);
     expect(queue.throttleCheckTimeoutId).toBeNull();
     queue.destroy();
   });
