@@ -18,3 +18,4 @@ export { timestampFromDate, dateFromTimestamp, timestampFromIso, isoFromTimestam
 export { events, type EventContract } from './events';
 export { SCAN_MODULES_BY_NAME, scanModuleByName, scanModuleName, type ScanModuleName } from './scan-modules';
 export { SCAN_IMAGE_LIMITS, photoTooSmallDetail } from './image-limits';
+export { ASPECTS, gradingAssessment, type Aspect, type GradingAssessment } from './grading-assessed';

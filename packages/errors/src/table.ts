@@ -49,6 +49,7 @@ export const errorTable = {
   // 422: the request was well formed but the photo cannot be graded.
   card_not_found: { httpStatus: 422, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'No card found in the image' },
   image_too_complex: { httpStatus: 422, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'Photo too complex to analyse' },
+  nothing_assessable: { httpStatus: 422, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'Nothing on the card could be assessed' },
   // 429
   rate_limited: { httpStatus: 429, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Rate limit exceeded' },
   grade_in_flight: { httpStatus: 429, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'A grade is already in flight' },

@@ -13,7 +13,7 @@ import { nothingAssessed, notAssessedReasons, withoutUnsupported } from './not-a
 import type { CardMeasurements, CenteringResult, GradeOptions, RubricResult } from './types';
 
 /** Bumped whenever a threshold or rule changes (generated labels record it). */
-export const RUBRIC_VERSION = '1.1.0';
+export const RUBRIC_VERSION = '1.2.0';
 
 export { BACK_NOT_ASSESSED } from './not-assessed';
 

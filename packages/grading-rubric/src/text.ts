@@ -130,10 +130,18 @@ function psaCapText(ctx: TextContext): string {
   return `${psaLimitingCentering(ctx)} limits the grade to ${cap} under PSA's table${need}`;
 }
 
+/** True where the side was photographed and the photo supported the aspect (a "nothing seen" value is no reading). */
+function assessedOn(ctx: TextContext, side: Side, aspect: SubGradeName): boolean {
+  if (side === 'back' && !ctx.back) return false;
+  return !ctx.notAssessed.some((r) => r.item === `${side}_${aspect}`);
+}
+
 function centeringSentence(ctx: TextContext, limits: LimitingFactor[]): string {
   const { front, back, bgsSubGrade } = ctx.centering;
-  const parts = [centeringSideText('front', front)];
-  if (back) parts.push(centeringSideText('back', back));
+  if (!assessedOn(ctx, 'front', 'centering') && !assessedOn(ctx, 'back', 'centering')) return 'Centering not assessed.';
+  const parts: string[] = [];
+  if (assessedOn(ctx, 'front', 'centering')) parts.push(centeringSideText('front', front));
+  if (back && assessedOn(ctx, 'back', 'centering')) parts.push(centeringSideText('back', back));
   let bgs: string;
   if (bgsSubGrade >= 10) {
     bgs = 'the BGS-like centering sub-grade is 10';
@@ -163,9 +171,12 @@ const MORE: Record<Category, [string, string]> = {
 
 function categorySentence(ctx: TextContext, cat: Category, limits: LimitingFactor[]): string {
   const g = ctx.subGrades[cat];
-  const sides = ctx.back ? ` (front ${formatGrade(ctx.front[cat])}, back ${formatGrade(ctx.back[cat])})` : ' (front only)';
+  const label = `${cat[0]!.toUpperCase()}${cat.slice(1)}`;
+  if (!assessedOn(ctx, 'front', cat) && !assessedOn(ctx, 'back', cat)) return `${label} not assessed.`;
+  const sideGrade = (side: Side, grades: SideGrades) => (assessedOn(ctx, side, cat) ? formatGrade(grades[cat]) : 'not assessed');
+  const sides = ctx.back ? ` (front ${sideGrade('front', ctx.front)}, back ${sideGrade('back', ctx.back)})` : ' (front only)';
   const list = findings(ctx, cat);
-  const head = `${cat[0]!.toUpperCase()}${cat.slice(1)} ${formatGrade(g)}${sides}`;
+  const head = `${label} ${formatGrade(g)}${sides}`;
   const calibration = calibrationNote(ctx, cat);
   if (calibration) {
     const worst = list[0];
@@ -256,16 +267,14 @@ function unsupportedAspects(ctx: TextContext): NotAssessedReason[] {
 function explainNothingAssessed(ctx: TextContext): Explanation {
   const unsupported = unsupportedAspects(ctx);
   const reasons = unsupported.map((r) => `${itemWords(r.item)} (${r.reason})`).join('; ');
-  const bound = formatGrade(ctx.overall.grade);
   const sentences = [
-    `AI estimate, not a certified grade: nothing on the card could be assessed from ${ctx.back ? 'these photos' : 'this photo'}, so no professional grade is predicted.`,
-    `The overall ${bound} is only the upper bound of a card on which nothing was seen, at a low confidence; it is not a reading of the card's condition.`,
+    `Nothing on the card could be assessed from ${ctx.back ? 'these photos' : 'this photo'}, so no grade is given and no professional grade is predicted.`,
     `Not assessed: ${reasons}.`,
   ];
   if (!ctx.back) sentences.push('The back was not photographed.');
   sentences.push(DISCLAIMER);
   return {
-    summary: `AI estimate: nothing could be assessed from ${ctx.back ? 'the photos' : 'the photo'} (${unsupported.map((r) => itemWords(r.item)).join(', ')}), so no professional grade is predicted and ${bound} is only an upper bound.`,
+    summary: `No grade: nothing could be assessed from ${ctx.back ? 'the photos' : 'the photo'} (${unsupported.map((r) => itemWords(r.item)).join(', ')}).`,
     justification: sentences.join(' '),
     limitingFactors: [],
   };

@@ -214,6 +214,10 @@ describe('gradeCard: aspects the photo cannot support', () => {
     expect(limited.subGradeConfidences.edges).toBe(mint.subGradeConfidences.edges);
     expect(limited.justification).toContain(`front corners (${reasons.corners})`);
     expect(limited.summary).toContain('front centering, front corners, front surface not assessed from the photo');
+    // No placeholder reads as a measurement: the text names no ratio or grade for what was not assessed.
+    expect(limited.justification).toMatch(/Centering [0-9.]+: back \d+\/\d+ left-right/);
+    expect(limited.justification).not.toMatch(/front \d+\/\d+ left-right/);
+    expect(limited.justification).toMatch(/Corners [0-9.]+ \(front not assessed, back [0-9.]+\)/);
   });
 
   it('predicts no professional grade where nothing at all was assessed, and says so without reading the bounds as measurements', () => {
@@ -226,8 +230,10 @@ describe('gradeCard: aspects the photo cannot support', () => {
     expect(nothing.grade).toBe(10);
     expect(nothing.limitingFactors).toEqual([]);
     expect(nothing.confidence).toBeLessThan(0.3);
-    expect(nothing.summary).toContain('no professional grade is predicted');
+    expect(nothing.summary).toMatch(/^No grade: nothing could be assessed/);
     expect(nothing.summary).toContain('front centering, front corners, front edges, front surface');
+    expect(nothing.justification).toContain('no grade is given and no professional grade is predicted');
+    expect(nothing.justification).not.toMatch(/upper bound|\b10\b/);
     expect(nothing.justification).toContain(`front surface (${all.surface})`);
     expect(nothing.justification).not.toMatch(/Predicted professional grade|\d+\/\d+ left to right/);
 

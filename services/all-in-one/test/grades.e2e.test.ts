@@ -276,6 +276,16 @@ function gradesSuite(mode: StackMode) {
     expect(blank.status).toBe(422);
     expect(blank.json.code).toBe('card_not_found');
     expectTempAreaEmpty();
+
+    // Both sides too small to assess anything: no placeholder grade, 422 with the engine's reasons, refunded.
+    const tinyFront = await sharp(photos.front).resize({ height: 360 }).jpeg({ quality: 92 }).toBuffer();
+    const tinyBack = await sharp(photos.back).resize({ height: 360 }).jpeg({ quality: 92 }).toBuffer();
+    const tinyKey = newKey();
+    const tiny = await grade(headers, tinyKey, { front: tinyFront, back: tinyBack });
+    expect(tiny.status).toBe(422);
+    expect(tiny.json.code).toBe('nothing_assessable');
+    expect(String(tiny.json.detail)).toMatch(/pixels per mm|px\/mm/);
+    expect(await gradeByKey(agentId, tinyKey)).toMatchObject({ status: 'refunded', gradesCharged: 0 });
   });
 
   it('a stalled engine: the grade runs out of its budget, answers 503 grader_busy within it and is refunded', async () => {

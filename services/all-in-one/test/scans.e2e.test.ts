@@ -221,19 +221,34 @@ function scansSuite(mode: StackMode) {
       expect(grading.frontBack.back).toBeNull();
     }, 120_000);
 
-    it('a photo on which nothing can be assessed: graded as an upper bound, no professional grade predicted, and the reasons given', async () => {
-      const { auth } = await register(1);
-      const accepted = await submit(auth, { form: multipart('grade', { front: images.lowResolution, back: undefined }) });
+    it('a photo on which nothing can be assessed: no grade, no placeholder numbers, the reasons given and the grading part refunded', async () => {
+      const { auth } = await register(3);
+      const accepted = await submit(auth, { form: multipart('full', { front: images.lowResolution, back: undefined }) });
       expect(accepted.status).toBe(202);
+      expect(accepted.json).toMatchObject({ creditsCharged: 2, creditsRemaining: 1 });
       const done = await waitForScan(auth, Number(accepted.json.id));
       expect(done.json.status).toBe('completed');
-      const grading = done.json.grading as { grade: number; predictedGrade: unknown; summary: string; notAssessed: string[]; notAssessedReasons: { item: string; reason: string }[] };
+      const grading = done.json.grading as {
+        grade: unknown; predictedGrade: unknown; summary: string; subGrades: Record<string, unknown>; subGradeConfidence: Record<string, unknown>;
+        centering: { front: unknown; back: unknown }; frontBack: { front: Record<string, unknown> }; notAssessed: string[]; notAssessedReasons: { item: string; reason: string }[];
+      };
       expect(grading.notAssessed).toEqual(expect.arrayContaining(['front_centering', 'front_corners', 'front_edges', 'front_surface']));
-      // The grade stays the number the contract requires: the "nothing seen" 10, an upper bound the summary names.
-      expect(grading.grade).toBe(10);
+      // Nothing measured, so no number stands for a measurement: not the "nothing seen" 10, not a 50/50 centering.
+      expect(grading.grade).toBeNull();
       expect(grading.predictedGrade).toBeNull();
-      expect(grading.summary).toContain('no professional grade is predicted and 10 is only an upper bound');
+      expect(grading.subGrades).toEqual({ centering: null, corners: null, edges: null, surface: null });
+      expect(grading.subGradeConfidence).toEqual({ centering: null, corners: null, edges: null, surface: null });
+      expect(grading.frontBack.front).toEqual({ centering: null, corners: null, edges: null, surface: null });
+      expect(grading.centering).toEqual({ front: null, back: null });
+      expect(grading.summary).toMatch(/^No grade: nothing could be assessed/);
       expect(grading.notAssessedReasons.find((r) => r.item === 'front_surface')?.reason).toMatch(/pixels per mm/);
+      // full = 2 credits; value and market are still given (worth market's 1), the grade's part (1) comes back.
+      expect(done.json.refund).toEqual({ credits: 1, reason: expect.stringContaining('No grade could be given') });
+      expect('value' in done.json && 'market' in done.json).toBe(true);
+      // The refund follows the completion (once, by the debit's id; the queue sweep retries it if billing is away).
+      const until = Date.now() + 20_000;
+      while ((await balance(auth)) !== 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await balance(auth)).toBe(2);
     }, 120_000);
 
     it('a PNG sent under a .jpg name and image/jpeg type is judged by its bytes and accepted', async () => {

@@ -94,6 +94,23 @@ describeWithInfra('postgres', 'credits ledger on Postgres under concurrency', ()
     expect(await ledgerSum(agentId)).toBe(3);
   });
 
+  it('a partial refund (the grade a scan could not give) returns only that part, once, even when refunds race', async () => {
+    const agentId = nextAgent++;
+    await grantTrialCredits({ prisma, pricing: defaultPricing, dailyPoolCredits: 1000 }, { agentId, tier: 'registered', commercialOnly: false });
+    const debit = await debitCredits({ prisma }, { agentId, amount: 2, causeType: 'scan', causeId: 'p', idempotencyKey: `p:${agentId}` });
+    await Promise.allSettled(Array.from({ length: 5 }, () => refundCredits({ prisma }, { agentId, debitEntryId: debit.entryId, reason: 'no grade', credits: 1 })));
+    const refunds = await prisma.ledgerEntry.findMany({ where: { agentId, kind: 'refund' } });
+    expect(refunds.map((r) => r.amount)).toEqual([1]);
+    expect((await getBalance({ prisma }, agentId)).credits).toBe(2);
+    expect(await ledgerSum(agentId)).toBe(2);
+    // Never more than the debit, and never a part that is not a positive whole number.
+    const other = await debitCredits({ prisma }, { agentId, amount: 1, causeType: 'scan', causeId: 'q', idempotencyKey: `q:${agentId}` });
+    await expect(refundCredits({ prisma }, { agentId, debitEntryId: other.entryId, reason: 'x', credits: 0 })).rejects.toMatchObject({ code: 'invalid_body' });
+    await refundCredits({ prisma }, { agentId, debitEntryId: other.entryId, reason: 'no grade', credits: 5 });
+    expect((await getBalance({ prisma }, agentId)).credits).toBe(2);
+    expect(await ledgerSum(agentId)).toBe(2);
+  });
+
   it('every entry that moves the balance announces it in the outbox, in its own transaction; a replay announces nothing', async () => {
     const agentId = nextAgent++;
     await grantTrialCredits({ prisma, pricing: defaultPricing, dailyPoolCredits: 1000 }, { agentId, tier: 'registered', commercialOnly: false });

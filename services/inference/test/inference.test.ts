@@ -70,7 +70,9 @@ describe('inference service over gRPC', () => {
     expect(grading.notAssessed).toEqual(expect.arrayContaining(['front_centering', 'front_corners', 'front_edges', 'front_surface']));
     expect(grading.predictedGrade).toBeUndefined();
     expect(grading.gradeDistribution).toEqual([]);
-    expect(grading.summary).toContain('no professional grade is predicted');
+    expect(grading.summary).toMatch(/^No grade: nothing could be assessed/);
+    // No centering share is sent for a side whose centering was not assessed.
+    expect(grading.frontCentering).toBeUndefined();
     expect(grading.notAssessedReasons.find((r) => r.item === 'front_corners')?.reason).toMatch(/pixels per mm/);
   }, 180_000);
 

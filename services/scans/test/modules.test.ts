@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { scansV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
-import { checkModules, scanCost, sectionsFor } from '../src/domain/modules';
+import { checkModules, gradingPartCost, scanCost, sectionsFor } from '../src/domain/modules';
 
 const M = scansV1.Module;
 const PRICES = [
@@ -53,6 +53,22 @@ describe('scan modules', () => {
         const sections = sectionsFor(names);
         expect(sections.grading).toBe(full || picked.includes('grade'));
         expect(sections.valuation).toBe(full || picked.includes('market'));
+      }),
+    );
+  });
+
+  it('prices the grading part of a scan: all of grade, full above market, nothing for identify or market', () => {
+    expect(gradingPartCost(['grade'], PRICES)).toBe(1);
+    expect(gradingPartCost(['identify', 'grade'], PRICES)).toBe(1);
+    expect(gradingPartCost(['full'], PRICES)).toBe(1);
+    expect(gradingPartCost(['identify'], PRICES)).toBe(0);
+    expect(gradingPartCost(['market', 'identify'], PRICES)).toBe(0);
+    // Never more than the scan costs, whatever the price list.
+    fc.assert(
+      fc.property(fc.subarray(['identify', 'grade', 'market'] as const, { minLength: 1 }), fc.nat(5), fc.nat(5), fc.nat(5), (names, g, mk, f) => {
+        const prices = [{ key: 'identify', credits: 1, available: true }, { key: 'grade', credits: g, available: true }, { key: 'market', credits: mk, available: true }, { key: 'full', credits: f, available: true }];
+        expect(gradingPartCost(names, prices)).toBeLessThanOrEqual(scanCost(names, prices));
+        expect(gradingPartCost(['full'], prices)).toBeLessThanOrEqual(scanCost(['full'], prices));
       }),
     );
   });

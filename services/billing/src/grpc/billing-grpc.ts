@@ -111,7 +111,7 @@ export function billingGrpcService(deps: BillingGrpcDeps): GrpcService {
       return { entryId: Number(entry.entryId), balance: entry.balanceAfter, replayed: entry.replayed };
     }),
     refundCredits: unaryHandler<billingV1.RefundCreditsRequest, billingV1.RefundCreditsResponse>(async (request) => {
-      const entry = await refundCredits(deps, { agentId: request.agentId, debitEntryId: BigInt(request.debitEntryId), reason: request.reason });
+      const entry = await refundCredits(deps, { agentId: request.agentId, debitEntryId: BigInt(request.debitEntryId), reason: request.reason, ...(request.credits !== undefined ? { credits: request.credits } : {}) });
       return { entryId: Number(entry.entryId), balance: entry.balanceAfter };
     }),
     createCreditPurchase: unaryHandler<billingV1.CreateCreditPurchaseRequest, billingV1.CreateCreditPurchaseResponse>(async (request) => {

@@ -1,5 +1,5 @@
-import { commonV1, gradingV1, isoOrNull } from '@cardlens/contracts';
-import { centeringRatio, presentNotAssessed, presentSubGrades, score, type CenteringRatioView, type SubGradesView } from './scan-view';
+import { commonV1, gradingAssessment, gradingV1, isoOrNull } from '@cardlens/contracts';
+import { assessedOnly, centeringRatio, presentNotAssessed, presentSubGrades, score, type AssessedSubGradesView, type CenteringRatioView } from './scan-view';
 
 /** The JSON of a commercial grade (GET /v1/grades/{id}, and POST /v1/grades when completed). */
 export interface GradeView {
@@ -19,12 +19,14 @@ export interface GradeView {
 
 /** Numeric condition scores only: never identification, value or market. */
 export interface CommercialGradingView {
+  /** A completed commercial grade always rests on a measurement (nothing assessable is refunded, 422). */
   grade: number;
   predictedGrade: number | null;
-  subGrades: SubGradesView;
-  front: SubGradesView;
-  back: SubGradesView;
-  centering: { front: CenteringRatioView; back: CenteringRatioView };
+  /** Null for an aspect that was not assessed on either side (its reason is in notAssessedReasons). */
+  subGrades: AssessedSubGradesView;
+  front: AssessedSubGradesView;
+  back: AssessedSubGradesView;
+  centering: { front: CenteringRatioView | null; back: CenteringRatioView | null };
   summary: string;
   notAssessed: string[];
   notAssessedReasons: { item: string; reason: string }[];
@@ -67,13 +69,18 @@ export function presentGrade(grade: gradingV1.CommercialGrade | undefined): Grad
 
 function presentCommercialGrading(grading: commonV1.Grading): CommercialGradingView {
   const predicted = grading.predictedGrade;
+  const assessed = gradingAssessment(grading);
+  const back = assessed.back ?? { centering: false, corners: false, edges: false, surface: false };
   return {
     grade: score(grading.grade),
     predictedGrade: predicted !== undefined && Number.isFinite(predicted) ? score(predicted) : null,
-    subGrades: presentSubGrades(grading.subGrades),
-    front: presentSubGrades(grading.front ?? grading.subGrades),
-    back: presentSubGrades(grading.back),
-    centering: { front: centeringRatio(grading.frontCentering), back: centeringRatio(grading.backCentering) },
+    subGrades: assessedOnly(presentSubGrades(grading.subGrades), assessed.aspects),
+    front: assessedOnly(presentSubGrades(grading.front ?? grading.subGrades), assessed.front),
+    back: assessedOnly(presentSubGrades(grading.back), back),
+    centering: {
+      front: assessed.front.centering && grading.frontCentering ? centeringRatio(grading.frontCentering) : null,
+      back: back.centering && grading.backCentering ? centeringRatio(grading.backCentering) : null,
+    },
     summary: grading.summary,
     ...presentNotAssessed(grading),
   };

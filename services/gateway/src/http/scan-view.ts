@@ -1,4 +1,4 @@
-import { commonV1, isoFromTimestamp, isoOrNull, scanModuleName, scansV1, type ScanModuleName } from '@cardlens/contracts';
+import { ASPECTS, commonV1, gradingAssessment, isoFromTimestamp, isoOrNull, scanModuleName, scansV1, type Aspect, type ScanModuleName } from '@cardlens/contracts';
 
 /**
  * Presenter of prepaid scans: scans.v1 messages -> the JSON of the OpenAPI schemas ScanAccepted and ScanResult
@@ -77,6 +77,9 @@ export interface SubGradesView {
   surface: number;
 }
 
+/** Sub-grades as shown: null for an aspect that was not assessed (its reason is in notAssessedReasons). */
+export type AssessedSubGradesView = Record<Aspect, number | null>;
+
 export interface CenteringRatioView {
   leftRight: string;
   topBottom: string;
@@ -97,17 +100,18 @@ export interface DefectView {
 }
 
 export interface ScanGradingView {
-  grade: number;
+  /** Null where nothing on the card could be assessed (then the grading part of the scan's price is refunded). */
+  grade: number | null;
   predictedGrade: number | null;
-  subGrades: SubGradesView;
+  subGrades: AssessedSubGradesView;
   summary: string;
   justification: string;
-  centering: { front: CenteringRatioView; back: CenteringRatioView | null };
-  subGradeConfidence: SubGradesView;
+  centering: { front: CenteringRatioView | null; back: CenteringRatioView | null };
+  subGradeConfidence: AssessedSubGradesView;
   defects: DefectView[];
   notAssessed: string[];
   notAssessedReasons: { item: string; reason: string }[];
-  frontBack: { front: SubGradesView; back: SubGradesView | null };
+  frontBack: { front: AssessedSubGradesView; back: AssessedSubGradesView | null };
   links: { overlay: string };
 }
 
@@ -142,6 +146,8 @@ export interface ScanCompletedView {
   grading?: ScanGradingView;
   value?: ValueEstimateView;
   market?: MarketAnalysisView;
+  /** Present where the paid grade could not be given: the credits given back and why. */
+  refund?: { credits: number; reason: string };
 }
 
 export type ScanResultView = ScanInFlightView | ScanFailedView | ScanCompletedView;
@@ -213,6 +219,7 @@ function presentCompleted(id: number, modules: readonly scansV1.Module[], comple
   if (wantsGrading && completed.grading) view.grading = presentGrading(id, completed.grading);
   if (wantsMarket && completed.value) view.value = presentValue(completed.value);
   if (wantsMarket && completed.market) view.market = presentMarket(completed.market);
+  if (completed.creditsRefunded > 0) view.refund = { credits: nonNegativeInt(completed.creditsRefunded), reason: completed.refundReason };
   return view;
 }
 
@@ -322,19 +329,25 @@ export function presentNotAssessed(grading: commonV1.Grading): { notAssessed: st
   return { notAssessed, notAssessedReasons: notAssessed.map((item) => ({ item, reason: reasonOf(grading, item) })) };
 }
 
+/** Numbers of the aspects that were assessed; null for the others (a "nothing seen" placeholder is no reading). */
+export function assessedOnly(view: SubGradesView, assessed: Record<Aspect, boolean>): AssessedSubGradesView {
+  return Object.fromEntries(ASPECTS.map((aspect) => [aspect, assessed[aspect] ? view[aspect] : null])) as AssessedSubGradesView;
+}
+
 function presentGrading(scanId: number, grading: commonV1.Grading): ScanGradingView {
   const predicted = grading.predictedGrade;
+  const assessed = gradingAssessment(grading);
   return {
-    grade: score(grading.grade),
-    predictedGrade: predicted !== undefined && Number.isFinite(predicted) ? score(predicted) : null,
-    subGrades: presentSubGrades(grading.subGrades),
+    grade: assessed.graded ? score(grading.grade) : null,
+    predictedGrade: assessed.graded && predicted !== undefined && Number.isFinite(predicted) ? score(predicted) : null,
+    subGrades: assessedOnly(presentSubGrades(grading.subGrades), assessed.aspects),
     summary: grading.summary,
     justification: grading.justification,
     centering: {
-      front: centeringRatio(grading.frontCentering),
-      back: grading.backCentering ? centeringRatio(grading.backCentering) : null,
+      front: assessed.front.centering && grading.frontCentering ? centeringRatio(grading.frontCentering) : null,
+      back: assessed.back?.centering && grading.backCentering ? centeringRatio(grading.backCentering) : null,
     },
-    subGradeConfidence: confidences(grading.subGradeConfidences),
+    subGradeConfidence: assessedOnly(confidences(grading.subGradeConfidences), assessed.aspects),
     defects: grading.defects.map((defect) => ({
       kind: DEFECT_KINDS[defect.kind] ?? 'other',
       side: defect.side === commonV1.Side.BACK ? 'back' : 'front',
@@ -345,8 +358,8 @@ function presentGrading(scanId: number, grading: commonV1.Grading): ScanGradingV
     ...presentNotAssessed(grading),
     frontBack: {
       // Without per-side detail for the front, the overall sub-grades are the front's (they rest on it).
-      front: presentSubGrades(grading.front ?? grading.subGrades),
-      back: grading.back ? presentSubGrades(grading.back) : null,
+      front: assessedOnly(presentSubGrades(grading.front ?? grading.subGrades), assessed.front),
+      back: grading.back && assessed.back ? assessedOnly(presentSubGrades(grading.back), assessed.back) : null,
     },
     links: { overlay: `${scanPath(scanId)}/overlay` },
   };

@@ -40,8 +40,15 @@ export interface ToolDefinition {
 
 // ------------------------------------------------------------------------------------------------ output shapes
 
-const subGrades = z.object({ centering: z.number(), corners: z.number(), edges: z.number(), surface: z.number() });
-const centering = z.looseObject({ leftRight: z.string(), topBottom: z.string() });
+// A sub-grade or centering of an aspect that was not assessed is null (the reason is in notAssessedReasons).
+const subGrade = z.number().nullable();
+const subGrades = z.object({ centering: subGrade, corners: subGrade, edges: subGrade, surface: subGrade });
+const centering = z.looseObject({ leftRight: z.string(), topBottom: z.string() }).nullable();
+
+/** 'centering 9, corners not assessed, ...' */
+function subGradesText(grades: Record<string, number | null>): string {
+  return Object.entries(grades).map(([aspect, value]) => `${aspect} ${value ?? 'not assessed'}`).join(', ');
+}
 
 const gradeView = z.looseObject({
   id: z.number().int(),
@@ -191,7 +198,7 @@ const gradeCardTool: ToolDefinition = {
     return {
       result: { billingSource: grade.billingSource, idempotencyKey, grade: { ...grade } },
       summary: grade.grading
-        ? `AI grade ${grade.grading.grade} (centering ${grade.grading.subGrades.centering}, corners ${grade.grading.subGrades.corners}, edges ${grade.grading.subGrades.edges}, surface ${grade.grading.subGrades.surface}); ${grade.gradesCharged} grade charged (${grade.billingSource}). ${grade.grading.summary}`
+        ? `AI grade ${grade.grading.grade} (${subGradesText(grade.grading.subGrades)}); ${grade.gradesCharged} grade charged (${grade.billingSource}). ${grade.grading.summary}`
         : `Grade ${grade.id}: ${grade.status}.`,
     };
   },

@@ -17,7 +17,7 @@ const BRIEF_CODES: Record<string, number> = {
   stripe_error: 502, spt_stripe_error: 502,
   missing_back_image: 400, missing_idempotency_key: 400, invalid_plan: 400, contact_email_required: 400,
   not_found: 404, grade_not_found: 404, subscription_not_found: 404, checkout_not_found: 404, method_not_allowed: 405,
-  card_not_found: 422, image_too_complex: 422, idempotency_key_reused: 409, subscription_exists: 409, checkout_pending: 409, plan_change_conflict: 409,
+  card_not_found: 422, image_too_complex: 422, nothing_assessable: 422, idempotency_key_reused: 409, subscription_exists: 409, checkout_pending: 409, plan_change_conflict: 409,
   grade_refunded: 409, request_timeout: 408, body_too_large: 413, unsupported_media_type: 415, headers_too_large: 431, internal_error: 500,
   billing_unavailable: 503, grader_unavailable: 503, grader_busy: 503, service_unavailable: 503,
 };
@@ -90,9 +90,9 @@ function problemConstraints(schema: unknown): { codes: string[]; statuses: numbe
 }
 
 describe('OpenAPI document', () => {
-  it('parses and is OpenAPI 3.1.0, version 1.2.0, served relative to /', () => {
+  it('parses and is OpenAPI 3.1.0, version 1.3.0, served relative to /', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.2.0');
+    expect(doc.info.version).toBe('1.3.0');
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
     expect(Object.isFrozen(doc)).toBe(true);
   });

@@ -125,6 +125,8 @@ function completed(
           ? [{ identification: { ...identification, set: 'Base Set 2', year: '2000' }, confidence: 0.04 }, { identification: undefined, confidence: 0.01 }]
           : [],
         notInCatalogReason: inCatalog ? '' : 'no catalog entry matched',
+        creditsRefunded: 0,
+        refundReason: '',
       },
     },
   };
@@ -385,7 +387,30 @@ describe('presentScan: completed', () => {
     expect(body.grading?.subGradeConfidence).toEqual({ centering: 1, corners: 0, edges: 0.5, surface: 0 });
     expect(body.grading?.notAssessed).toEqual(['back_centering']);
     expect(body.grading?.notAssessedReasons).toEqual([{ item: 'back_centering', reason: 'the back was not photographed' }]);
-    expect(body.grading?.centering.front).toEqual({ leftRight: '50/50', topBottom: '50/50', left: 50, right: 50, top: 50, bottom: 50 });
+    // No centering shares sent: none is made up (a 50/50 would read as a measurement).
+    expect(body.grading?.centering.front).toBeNull();
+    expectDocumentedScan(body);
+  });
+
+  it('shows no number for an aspect that was not assessed, and no grade where nothing was', () => {
+    const partly: commonV1.Grading = { ...grading({ back: false }), notAssessed: ['front_centering', 'front_corners', 'back_centering', 'back_corners', 'back_edges', 'back_surface'] };
+    const some = presentScan(completed([GRADE], { grading: partly })) as ScanCompletedView;
+    expect(some.grading?.grade).toEqual(expect.any(Number));
+    expect(some.grading?.subGrades).toEqual({ centering: null, corners: null, edges: expect.any(Number), surface: expect.any(Number) });
+    expect(some.grading?.subGradeConfidence.centering).toBeNull();
+    expect(some.grading?.frontBack.front).toMatchObject({ centering: null, corners: null });
+    expect(some.grading?.centering).toEqual({ front: null, back: null });
+    expect(some.refund).toBeUndefined();
+    expectDocumentedScan(some);
+
+    const none: commonV1.Grading = { ...partly, notAssessed: [...partly.notAssessed, 'front_edges', 'front_surface'], predictedGrade: undefined };
+    const scan = completed([FULL], { grading: none, value: coveredValue, market });
+    if (scan.state?.$case === 'completed') Object.assign(scan.state.value, { creditsRefunded: 1, refundReason: 'No grade could be given' });
+    const body = presentScan(scan) as ScanCompletedView;
+    expect(body.grading?.grade).toBeNull();
+    expect(body.grading?.predictedGrade).toBeNull();
+    expect(body.grading?.subGrades).toEqual({ centering: null, corners: null, edges: null, surface: null });
+    expect(body.refund).toEqual({ credits: 1, reason: 'No grade could be given' });
     expectDocumentedScan(body);
   });
 

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { commonV1, type gradingV1 } from '@cardlens/contracts';
+import { commonV1, gradingAssessment, type gradingV1 } from '@cardlens/contracts';
 import { AppError, isAppError } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import { Prisma, type Grade, type PrismaClient } from '../db';
@@ -108,8 +108,10 @@ export async function gradeCard(deps: GradeCardDeps, request: GradeCardRequest):
       const analysis = await deps.spool.withPhotos(`grade-${grade.id}`, { front: request.front, back: request.back }, (photos) => deps.analyze(photos, Math.floor(left)));
       inferenceMs = Math.round(performance.now() - analysisStarted);
       // Both sides are found and graded, or inference failed (card_not_found) before this point.
-      if (!analysis.grading?.back || !analysis.grading.backCentering) throw new Error('inference returned no grading of both sides');
+      if (!analysis.grading?.back) throw new Error('inference returned no grading of both sides');
       grading = analysis.grading;
+      // A grade with nothing measured behind it would be a placeholder: refunded, with the engine's reasons.
+      if (!gradingAssessment(grading).graded) throw nothingAssessable(grading);
     } catch (error) {
       const failure = analysisFailure(error);
       logger.warn({ err: error, gradeId: grade.id.toString(), reason: failure.code }, 'grade failed; refunding it');
@@ -208,9 +210,15 @@ export async function settleWithBilling(deps: Pick<GradeCardDeps, 'prisma' | 'bi
   }
 }
 
+function nothingAssessable(grading: commonV1.Grading): AppError {
+  const reasons = [...new Set(grading.notAssessedReasons.map((r) => r.reason))].join('; ');
+  return new AppError('nothing_assessable', `Nothing on the card could be assessed from these photos (${reasons || 'the photos could not support any measurement'}); the grade was refunded. Photograph each side flat and square, filling most of the frame, out of any holder, and retry with a new Idempotency-Key.`);
+}
+
 /** What the client is told about a failed analysis (the grade was refunded in every case). */
 function analysisFailure(error: unknown): AppError {
   if (isAppError(error)) {
+    if (error.code === 'nothing_assessable') return error;
     if (error.code === 'card_not_found') {
       return new AppError('card_not_found', 'No trading card could be found in the front or back photo; the grade was refunded. Photograph each side flat, filling most of the frame, on a plain contrasting background, and retry with a new Idempotency-Key.');
     }

@@ -25,6 +25,7 @@ export function gradingToProto(result: RubricResult, measured: { front: Shares; 
     s ? { corners: s.corners, edges: s.edges, surface: s.surface, centering: s.centering } : undefined;
   const centering = (c: { leftRight: number; topBottom: number } | undefined): commonV1.CenteringRatios | undefined =>
     c ? { leftRight: c.leftRight, topBottom: c.topBottom } : undefined;
+  const assessed = (item: string) => !result.notAssessed.includes(item as RubricResult['notAssessed'][number]);
   return {
     grade: result.grade,
     // Absent where nothing was assessed: no professional grade is predicted.
@@ -34,8 +35,10 @@ export function gradingToProto(result: RubricResult, measured: { front: Shares; 
     justification: result.justification,
     front: side(result.sides.front),
     back: side(result.sides.back),
-    frontCentering: centering(measured.front),
-    backCentering: centering(measured.back),
+    // A side's centering shares only where its centering was assessed: a share measured on a frame the engine does
+    // not trust (or on a slab's compartment) is no reading of the card.
+    frontCentering: assessed('front_centering') ? centering(measured.front) : undefined,
+    backCentering: assessed('back_centering') ? centering(measured.back) : undefined,
     confidence: result.confidence,
     subGradeConfidences: { ...result.subGradeConfidences },
     defects: result.defects.map((d) => ({

@@ -33,3 +33,18 @@ export function scanCost(names: readonly ScanModuleName[], prices: readonly { ke
   }
   return total;
 }
+
+/**
+ * The part of a scan's price that pays for its grade: refunded when no grade can be given. `grade` is charged for
+ * its grade (the identification every module includes comes free then); `full` for what it costs above `market`,
+ * whose value and market sections are still given. `identify` and `market` pay for no grade section.
+ */
+export function gradingPartCost(names: readonly ScanModuleName[], prices: readonly { key: string; credits: number; available: boolean }[]): number {
+  const credits = (key: string) => prices.find((p) => p.key === key)?.credits ?? 0;
+  let part = 0;
+  for (const name of names) {
+    if (name === 'grade') part += credits('grade');
+    if (name === 'full') part += Math.max(0, credits('full') - credits('market'));
+  }
+  return part;
+}

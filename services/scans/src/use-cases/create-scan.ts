@@ -6,7 +6,7 @@ import { AppError } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import type { PrismaClient } from '../db';
 import type { Downstream } from '../downstream';
-import { checkModules, scanCost } from '../domain/modules';
+import { checkModules, gradingPartCost, scanCost } from '../domain/modules';
 import { scanJob } from './requeue-interrupted';
 import { deleteImages, describeImage, storeImage, type StoredImage } from '../scan-images';
 import { markChargedScanAbandoned, settleAbandonedScan } from './settle-scans';
@@ -63,9 +63,11 @@ export async function createScan(deps: CreateScanDeps, input: CreateScanInput): 
   }
   const front = describeImage(input.front, 'front');
   const back = input.back ? describeImage(input.back, 'back') : undefined;
-  const cost = scanCost(names, await deps.billing.modulePrices());
+  const prices = await deps.billing.modulePrices();
+  const cost = scanCost(names, prices);
+  const gradingCredits = Math.min(cost, gradingPartCost(names, prices));
 
-  const reservation = await reserve(deps, input, names, cost);
+  const reservation = await reserve(deps, input, names, cost, gradingCredits);
   if (reservation.kind === 'replay') return reservation.acceptance;
   const scanId = reservation.scanId;
   const { prisma, logger } = deps;
@@ -177,14 +179,14 @@ type Reservation = { kind: 'new'; scanId: number } | { kind: 'replay'; acceptanc
 
 class KeyTaken extends Error {}
 
-async function reserve(deps: CreateScanDeps, input: CreateScanInput, names: ScanModuleName[], cost: number): Promise<Reservation> {
+async function reserve(deps: CreateScanDeps, input: CreateScanInput, names: ScanModuleName[], cost: number, gradingCredits: number): Promise<Reservation> {
   const { prisma } = deps;
   const key = input.idempotencyKey;
   const waitUntil = Date.now() + deps.settings.idempotencyWaitMs;
   for (;;) {
     try {
       const scanId = await prisma.$transaction(async (tx) => {
-        const scan = await tx.scan.create({ data: { agentId: input.agentId, status: 'pending', modules: names, creditsCharged: cost } });
+        const scan = await tx.scan.create({ data: { agentId: input.agentId, status: 'pending', modules: names, creditsCharged: cost, gradingCredits } });
         if (key !== undefined) {
           // A concurrent request with the same key blocks on the primary key until this commits, then inserts nothing.
           const inserted = await tx.idempotencyKey.createMany({

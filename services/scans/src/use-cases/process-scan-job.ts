@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { BlobStore } from '@cardlens/blob-store';
-import { commonV1, scansV1, timestampFromDate, type inferenceV1, type valuationV1 } from '@cardlens/contracts';
+import { commonV1, gradingAssessment, scansV1, timestampFromDate, type inferenceV1, type valuationV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import type { PrismaClient } from '../db';
 import type { Downstream } from '../downstream';
 import { sectionsFor } from '../domain/modules';
+import { refundDueScan } from './sweep-queued-scans';
 
 export interface ProcessScanDeps {
   prisma: PrismaClient;
   blobs: BlobStore;
-  downstream: Pick<Downstream, 'analyzeCard' | 'identifyCard' | 'analyzeMarket'>;
+  downstream: Pick<Downstream, 'analyzeCard' | 'identifyCard' | 'analyzeMarket' | 'billing'>;
   logger: Logger;
 }
 
@@ -29,6 +30,9 @@ const TOO_COMPLEX_FAILURE =
   'The photo could not be analysed within the time or memory an analysis may use, so it was not retried. Photograph the card alone, flat and filling most of the frame, on a plain background, then submit a new scan.';
 const NO_CARD_FAILURE =
   'No card could be found in the front photo. Photograph the card flat, filling most of the frame, on a plain background that contrasts with its border, then submit a new scan.';
+
+/** Why a completed scan's grading part was refunded (the grading's notAssessedReasons give each aspect's reason). */
+export const NO_GRADE_REFUND = 'No grade could be given: nothing on the card could be assessed from the photos (see grading.notAssessedReasons), so the grading part of the price was refunded.';
 
 export type ScanJobOutcome = 'completed' | 'failed' | 'skipped' | 'superseded';
 
@@ -88,6 +92,9 @@ export async function processScanJob(deps: ProcessScanDeps, job: { scanId: numbe
       await blobs.put(overlayKey, analysis.overlayPng, 'image/png');
     }
     const completedAt = new Date();
+    // A paid grade with nothing measured behind it is no grade: its part of the price goes back.
+    const noGrade = sections.grading && analysis.grading !== undefined && !gradingAssessment(analysis.grading).graded;
+    const creditsRefunded = noGrade ? scan.gradingCredits : 0;
     const result: scansV1.ScanCompleted = {
       identification: identified.identification,
       grading: sections.grading && analysis.grading ? { ...analysis.grading, overlayAvailable: overlayKey !== null } : undefined,
@@ -99,12 +106,14 @@ export async function processScanJob(deps: ProcessScanDeps, job: { scanId: numbe
       ...(identified.cardId ? { cardId: identified.cardId } : {}),
       candidates: identified.candidates.map((c) => ({ identification: c.identification, confidence: c.score })),
       notInCatalogReason: identified.notInCatalogReason,
+      creditsRefunded,
+      refundReason: noGrade ? NO_GRADE_REFUND : '',
     };
     const resultKey = `scans/${scan.id}/runs/${run}/result.json`;
     await blobs.put(resultKey, Buffer.from(JSON.stringify(scansV1.ScanCompleted.toJSON(result))), 'application/json');
     const completed = await prisma.scan.updateMany({
       where: { id, status: 'processing' },
-      data: { status: 'completed', progressPercent: 100, statusMessage: null, resultKey, overlayKey, completedAt },
+      data: { status: 'completed', progressPercent: 100, statusMessage: null, resultKey, overlayKey, completedAt, ...(creditsRefunded > 0 ? { refundDue: true, creditsRefunded } : {}) },
     });
     lap('saveMs');
     logger.info({ scanId: job.scanId, attempt: job.attempt, ...timings }, completed.count === 1 ? 'scan completed' : 'scan completed by another delivery');
@@ -113,6 +122,8 @@ export async function processScanJob(deps: ProcessScanDeps, job: { scanId: numbe
       await Promise.all([blobs.delete(resultKey), overlayKey ? blobs.delete(overlayKey) : undefined]);
       return 'superseded';
     }
+    // Refunded now; where billing cannot be reached, the queue sweep refunds it (once: by the debit's id).
+    if (creditsRefunded > 0) await refundDueScan({ prisma, billing: downstream.billing, logger }, { ...scan, status: 'completed', creditsRefunded });
     return 'completed';
   } catch (error) {
     const noCard = error instanceof AppError && error.code === 'card_not_found';

@@ -63,20 +63,38 @@ export async function sweepQueuedScans(deps: SweepQueuedDeps, options: SweepQueu
   return { requeued, failed, refunded: await refundDueScans(deps) };
 }
 
-/** Refunds failed scans whose failure was ours; one that cannot be refunded now is retried next round. */
+/**
+ * Refunds what is due, once each: failed scans whose failure was ours (in full) and completed scans whose paid
+ * grade could not be given (their grading part); one that cannot be refunded now is retried next round.
+ */
 async function refundDueScans(deps: SweepQueuedDeps): Promise<number> {
-  const due = await deps.prisma.scan.findMany({ where: { status: 'failed', refundDue: true, settledAt: null }, take: 500 });
+  const due = await deps.prisma.scan.findMany({ where: { status: { in: ['failed', 'completed'] }, refundDue: true, settledAt: null }, take: 500 });
   let refunded = 0;
   for (const scan of due) {
-    try {
-      if (scan.debitEntryId !== null) {
-        await deps.billing.refund({ agentId: scan.agentId, debitEntryId: Number(scan.debitEntryId), reason: `scan ${scan.id} never started` });
-      }
-      await deps.prisma.scan.update({ where: { id: scan.id }, data: { settledAt: new Date() } });
-      refunded++;
-    } catch (error) {
-      deps.logger.warn({ err: error, scanId: String(scan.id) }, 'refunding a scan that never started failed; retried next round');
-    }
+    if (await refundDueScan(deps, scan)) refunded++;
   }
   return refunded;
+}
+
+/** Refunds one scan marked refundDue and records it (settledAt); false when billing could not be reached. */
+export async function refundDueScan(
+  deps: SweepQueuedDeps,
+  scan: { id: bigint; agentId: number; status: string; debitEntryId: bigint | null; creditsRefunded: number },
+): Promise<boolean> {
+  const partial = scan.status === 'completed';
+  try {
+    if (scan.debitEntryId !== null && (!partial || scan.creditsRefunded > 0)) {
+      await deps.billing.refund({
+        agentId: scan.agentId,
+        debitEntryId: Number(scan.debitEntryId),
+        reason: partial ? `scan ${scan.id}: no grade could be given` : `scan ${scan.id} never started`,
+        ...(partial ? { credits: scan.creditsRefunded } : {}),
+      });
+    }
+    await deps.prisma.scan.update({ where: { id: scan.id }, data: { settledAt: new Date() } });
+    return true;
+  } catch (error) {
+    deps.logger.warn({ err: error, scanId: String(scan.id) }, 'refunding a scan failed; retried next round');
+    return false;
+  }
 }

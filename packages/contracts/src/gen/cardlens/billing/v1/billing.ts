@@ -274,6 +274,11 @@ export interface RefundCreditsRequest {
   debitEntryId: number;
   /** Why, e.g. `enqueue_failed`. */
   reason: string;
+  /**
+   * Credits to refund, at most the debit's amount: part of a debit (the grade of a scan that could not give one).
+   * Absent: the whole debit. Either way a debit is refunded at most once.
+   */
+  credits?: number | undefined;
 }
 
 export interface RefundCreditsResponse {
@@ -2107,7 +2112,7 @@ export const DebitCreditsResponse: MessageFns<DebitCreditsResponse> = {
 };
 
 function createBaseRefundCreditsRequest(): RefundCreditsRequest {
-  return { agentId: 0, debitEntryId: 0, reason: "" };
+  return { agentId: 0, debitEntryId: 0, reason: "", credits: undefined };
 }
 
 export const RefundCreditsRequest: MessageFns<RefundCreditsRequest> = {
@@ -2120,6 +2125,9 @@ export const RefundCreditsRequest: MessageFns<RefundCreditsRequest> = {
     }
     if (message.reason !== "") {
       writer.uint32(26).string(message.reason);
+    }
+    if (message.credits !== undefined) {
+      writer.uint32(32).int32(message.credits);
     }
     return writer;
   },
@@ -2161,6 +2169,14 @@ export const RefundCreditsRequest: MessageFns<RefundCreditsRequest> = {
             message.reason = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.credits = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2186,6 +2202,7 @@ export const RefundCreditsRequest: MessageFns<RefundCreditsRequest> = {
         ? globalThis.Number(object.debit_entry_id)
         : 0,
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      credits: isSet(object.credits) ? globalThis.Number(object.credits) : undefined,
     };
   },
 
@@ -2200,6 +2217,9 @@ export const RefundCreditsRequest: MessageFns<RefundCreditsRequest> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.credits !== undefined) {
+      obj.credits = Math.round(message.credits);
+    }
     return obj;
   },
 
@@ -2211,6 +2231,7 @@ export const RefundCreditsRequest: MessageFns<RefundCreditsRequest> = {
     message.agentId = object.agentId ?? 0;
     message.debitEntryId = object.debitEntryId ?? 0;
     message.reason = object.reason ?? "";
+    message.credits = object.credits ?? undefined;
     return message;
   },
 };

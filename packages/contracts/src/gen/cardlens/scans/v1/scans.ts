@@ -220,6 +220,12 @@ export interface ScanCompleted {
   cardId?: string | undefined;
   candidates: ScanCandidate[];
   notInCatalogReason: string;
+  /**
+   * Credits refunded because the paid grade could not be given (nothing on the card could be assessed: the
+   * grading lists every aspect in not_assessed with its reason); 0 otherwise.
+   */
+  creditsRefunded: number;
+  refundReason: string;
 }
 
 /** A runner-up catalog match. */
@@ -1201,6 +1207,8 @@ function createBaseScanCompleted(): ScanCompleted {
     cardId: undefined,
     candidates: [],
     notInCatalogReason: "",
+    creditsRefunded: 0,
+    refundReason: "",
   };
 }
 
@@ -1235,6 +1243,12 @@ export const ScanCompleted: MessageFns<ScanCompleted> = {
     }
     if (message.notInCatalogReason !== "") {
       writer.uint32(82).string(message.notInCatalogReason);
+    }
+    if (message.creditsRefunded !== 0) {
+      writer.uint32(88).int32(message.creditsRefunded);
+    }
+    if (message.refundReason !== "") {
+      writer.uint32(98).string(message.refundReason);
     }
     return writer;
   },
@@ -1332,6 +1346,22 @@ export const ScanCompleted: MessageFns<ScanCompleted> = {
             message.notInCatalogReason = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.creditsRefunded = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.refundReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1378,6 +1408,16 @@ export const ScanCompleted: MessageFns<ScanCompleted> = {
         : isSet(object.not_in_catalog_reason)
         ? globalThis.String(object.not_in_catalog_reason)
         : "",
+      creditsRefunded: isSet(object.creditsRefunded)
+        ? globalThis.Number(object.creditsRefunded)
+        : isSet(object.credits_refunded)
+        ? globalThis.Number(object.credits_refunded)
+        : 0,
+      refundReason: isSet(object.refundReason)
+        ? globalThis.String(object.refundReason)
+        : isSet(object.refund_reason)
+        ? globalThis.String(object.refund_reason)
+        : "",
     };
   },
 
@@ -1413,6 +1453,12 @@ export const ScanCompleted: MessageFns<ScanCompleted> = {
     if (message.notInCatalogReason !== "") {
       obj.notInCatalogReason = message.notInCatalogReason;
     }
+    if (message.creditsRefunded !== 0) {
+      obj.creditsRefunded = Math.round(message.creditsRefunded);
+    }
+    if (message.refundReason !== "") {
+      obj.refundReason = message.refundReason;
+    }
     return obj;
   },
 
@@ -1441,6 +1487,8 @@ export const ScanCompleted: MessageFns<ScanCompleted> = {
     message.cardId = object.cardId ?? undefined;
     message.candidates = object.candidates?.map((e) => ScanCandidate.fromPartial(e)) || [];
     message.notInCatalogReason = object.notInCatalogReason ?? "";
+    message.creditsRefunded = object.creditsRefunded ?? 0;
+    message.refundReason = object.refundReason ?? "";
     return message;
   },
 };
