@@ -241,6 +241,8 @@ function scansSuite(mode: StackMode) {
       expect(grading.frontBack.front).toEqual({ centering: null, corners: null, edges: null, surface: null });
       expect(grading.centering).toEqual({ front: null, back: null });
       expect(grading.summary).toMatch(/^No grade: nothing could be assessed/);
+      // What produced it is stored with it.
+      expect((done.json.grading as { engine: unknown }).engine).toEqual({ version: expect.stringMatching(/^cardlens-vision-\d+$/), rubricVersion: '1.2.0' });
       expect(grading.notAssessedReasons.find((r) => r.item === 'front_surface')?.reason).toMatch(/pixels per mm/);
       // full = 2 credits; value and market are still given (worth market's 1), the grade's part (1) comes back.
       expect(done.json.refund).toEqual({ credits: 1, reason: expect.stringContaining('No grade could be given') });

@@ -1,5 +1,5 @@
 import { commonV1, gradingAssessment, gradingV1, isoOrNull } from '@cardlens/contracts';
-import { assessedOnly, centeringRatio, presentNotAssessed, presentSubGrades, score, type AssessedSubGradesView, type CenteringRatioView } from './scan-view';
+import { assessedOnly, centeringRatio, presentEngine, presentNotAssessed, presentSubGrades, score, type AssessedSubGradesView, type CenteringRatioView, type EngineView } from './scan-view';
 
 /** The JSON of a commercial grade (GET /v1/grades/{id}, and POST /v1/grades when completed). */
 export interface GradeView {
@@ -30,6 +30,7 @@ export interface CommercialGradingView {
   summary: string;
   notAssessed: string[];
   notAssessedReasons: { item: string; reason: string }[];
+  engine: EngineView;
 }
 
 const STATUS: Record<number, GradeView['status']> = {
@@ -83,5 +84,6 @@ function presentCommercialGrading(grading: commonV1.Grading): CommercialGradingV
     },
     summary: grading.summary,
     ...presentNotAssessed(grading),
+    engine: presentEngine(grading),
   };
 }

@@ -77,6 +77,14 @@ export interface SubGradesView {
   surface: number;
 }
 
+/** What produced a grading (empty strings for results stored before versions were recorded). */
+export interface EngineView {
+  version: string;
+  rubricVersion: string;
+}
+
+export const presentEngine = (grading: commonV1.Grading): EngineView => ({ version: grading.engineVersion, rubricVersion: grading.rubricVersion });
+
 /** Sub-grades as shown: null for an aspect that was not assessed (its reason is in notAssessedReasons). */
 export type AssessedSubGradesView = Record<Aspect, number | null>;
 
@@ -112,6 +120,7 @@ export interface ScanGradingView {
   notAssessed: string[];
   notAssessedReasons: { item: string; reason: string }[];
   frontBack: { front: AssessedSubGradesView; back: AssessedSubGradesView | null };
+  engine: EngineView;
   links: { overlay: string };
 }
 
@@ -361,6 +370,7 @@ function presentGrading(scanId: number, grading: commonV1.Grading): ScanGradingV
       front: assessedOnly(presentSubGrades(grading.front ?? grading.subGrades), assessed.front),
       back: grading.back && assessed.back ? assessedOnly(presentSubGrades(grading.back), assessed.back) : null,
     },
+    engine: presentEngine(grading),
     links: { overlay: `${scanPath(scanId)}/overlay` },
   };
 }

@@ -53,6 +53,7 @@ export function inferenceGrpcService(deps: { engine: EngineProcesses; queue: Ana
               analysis.grading,
               { front: analysis.sides.front.centering, ...(analysis.sides.back ? { back: analysis.sides.back.centering } : {}) },
               Boolean(analysis.overlayPng),
+              deps.engine.version,
             )
           : undefined,
         evidence: analysis.evidence,

@@ -20,7 +20,7 @@ type Shares = { leftRight: number; topBottom: number };
  * The rubric's result in the shared proto shape (cardlens.common.v1.Grading). Centering is the engine's
  * directional measurement (leftRight > 50: the wider border is on the left), as the contract defines it.
  */
-export function gradingToProto(result: RubricResult, measured: { front: Shares; back?: Shares }, overlayAvailable: boolean): commonV1.Grading {
+export function gradingToProto(result: RubricResult, measured: { front: Shares; back?: Shares }, overlayAvailable: boolean, engineVersion: string): commonV1.Grading {
   const side = (s: RubricResult['sides']['front'] | undefined): commonV1.SideSubGrades | undefined =>
     s ? { corners: s.corners, edges: s.edges, surface: s.surface, centering: s.centering } : undefined;
   const centering = (c: { leftRight: number; topBottom: number } | undefined): commonV1.CenteringRatios | undefined =>
@@ -54,5 +54,7 @@ export function gradingToProto(result: RubricResult, measured: { front: Shares; 
     notAssessedReasons: result.notAssessedReasons.map((r) => ({ item: r.item, reason: r.reason })),
     gradeDistribution: result.gradeDistribution.map((g) => ({ grade: g.grade, probability: g.probability })),
     overlayAvailable,
+    engineVersion,
+    rubricVersion: result.rubricVersion,
   };
 }

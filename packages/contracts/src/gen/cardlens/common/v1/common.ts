@@ -488,6 +488,12 @@ export interface Grading {
    * per mm in the photo; 8 are needed to see wear of a few tenths of a mm"), in the same order.
    */
   notAssessedReasons: NotAssessedReason[];
+  /**
+   * What produced this grading: the vision engine's version (e.g. `cardlens-vision-28`) and the rubric's (e.g.
+   * `1.2.0`). Stored with every scan result and commercial grade, so a grade can always be traced to its rules.
+   */
+  engineVersion: string;
+  rubricVersion: string;
 }
 
 /** An aspect of a side that was not assessed, and why. */
@@ -1968,6 +1974,8 @@ function createBaseGrading(): Grading {
     gradeDistribution: [],
     overlayAvailable: false,
     notAssessedReasons: [],
+    engineVersion: "",
+    rubricVersion: "",
   };
 }
 
@@ -2020,6 +2028,12 @@ export const Grading: MessageFns<Grading> = {
     }
     for (const v of message.notAssessedReasons) {
       NotAssessedReason.encode(v!, writer.uint32(130).fork()).join();
+    }
+    if (message.engineVersion !== "") {
+      writer.uint32(138).string(message.engineVersion);
+    }
+    if (message.rubricVersion !== "") {
+      writer.uint32(146).string(message.rubricVersion);
     }
     return writer;
   },
@@ -2165,6 +2179,22 @@ export const Grading: MessageFns<Grading> = {
             message.notAssessedReasons.push(NotAssessedReason.decode(reader, reader.uint32()));
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.engineVersion = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.rubricVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2233,6 +2263,16 @@ export const Grading: MessageFns<Grading> = {
         : globalThis.Array.isArray(object?.not_assessed_reasons)
         ? object.not_assessed_reasons.map((e: any) => NotAssessedReason.fromJSON(e))
         : [],
+      engineVersion: isSet(object.engineVersion)
+        ? globalThis.String(object.engineVersion)
+        : isSet(object.engine_version)
+        ? globalThis.String(object.engine_version)
+        : "",
+      rubricVersion: isSet(object.rubricVersion)
+        ? globalThis.String(object.rubricVersion)
+        : isSet(object.rubric_version)
+        ? globalThis.String(object.rubric_version)
+        : "",
     };
   },
 
@@ -2286,6 +2326,12 @@ export const Grading: MessageFns<Grading> = {
     if (message.notAssessedReasons?.length) {
       obj.notAssessedReasons = message.notAssessedReasons.map((e) => NotAssessedReason.toJSON(e));
     }
+    if (message.engineVersion !== "") {
+      obj.engineVersion = message.engineVersion;
+    }
+    if (message.rubricVersion !== "") {
+      obj.rubricVersion = message.rubricVersion;
+    }
     return obj;
   },
 
@@ -2322,6 +2368,8 @@ export const Grading: MessageFns<Grading> = {
     message.gradeDistribution = object.gradeDistribution?.map((e) => GradeProbability.fromPartial(e)) || [];
     message.overlayAvailable = object.overlayAvailable ?? false;
     message.notAssessedReasons = object.notAssessedReasons?.map((e) => NotAssessedReason.fromPartial(e)) || [];
+    message.engineVersion = object.engineVersion ?? "";
+    message.rubricVersion = object.rubricVersion ?? "";
     return message;
   },
 };
