@@ -33,15 +33,26 @@
  *                        surface (too few pixels per mm, a slab with no sure frame...): their grade is "nothing seen",
  *                        an upper bound and not a measurement, and no professional grade is predicted (these photos
  *                        are fronts only); `of` is the photos whose front was found
+ *   gradeOrder           over every card with a professional grade (slab label): coverage (cards given a grade at
+ *                        all) beside Spearman's rank correlation of the AI grade with the label's and within ±1
+ *   labelled             against the hand labels (labels/labels-v1.json, by eye; LABELLING.md): which way is up
+ *                        (the engine's reading of the card's top edge against the label's), holders (how each
+ *                        labelled holder was taken: the engine recognises slabs only), coverage (adequate photos:
+ *                        card in frame, out of a slab, 8+ px/mm; the share with front corners, edges and surface all
+ *                        assessed), clean cards (seen clean by the labeller: graded ≥ 8, false major defects) and
+ *                        defects per kind (per photo, front: recall over labelled photos, precision over marked ones)
+ *   split                every figure again on the sources looked at while tuning (manifest.split.tunedOn) and on
+ *                        the held-out ones, never looked at; `labels` gives the labels' size and agreement
  * Writes a per-photo table beside the manifest (out/bench-real.tsv) and, with BENCH_REAL_OVERLAYS=1, each card's
  * overlay (out/<id>.png). BENCH_REAL_FILTER=<regex on id> runs a subset. The LAST line is one JSON object.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AppError } from '@cardlens/errors';
 import { createCardEngine, PHOTO_SUPPORT_LIMITS, quadArea, type CardAnalysis } from '@cardlens/vision';
 import { isNearMint, loadRealSet, readRealImage, REAL_SET_DIR, type RealCard } from '@cardlens/vision/real-set';
+import { agreement, labelsById, loadLabels, LABELS_FILE, type DefectKindLabel, type PhotoLabel } from '@cardlens/vision/real-labels';
 import { FingerprintIndex } from '../src/identification/fingerprint-index';
 import { identifyCard, type IdentifyResult } from '../src/use-cases/identify-card';
 import { openCatalog } from './catalog';
@@ -77,6 +88,9 @@ interface Row {
   identified?: IdentifyResult;
   ms: number;
 }
+
+/** In a recognised slab only the centering is assessed: the corners, edges and surface are seen through plastic. */
+const inSlab = (r: Row): boolean => r.analysis?.sides.front.support.slab != null;
 
 /** A side found with the proportions of a bare card (not a slab's, a holder's or the table's). */
 function cardShaped(analysis: CardAnalysis, side: 'front' | 'back'): boolean {
@@ -140,7 +154,169 @@ async function main(): Promise<void> {
     await close();
   }
 
-  // ---- measures ----
+  // ---- per-photo table ----
+  mkdirSync(OUT_DIR, { recursive: true });
+  const header = ['id', 'game', 'lang', 'holder', 'kind', 'sides', 'found', 'pxPerMm', 'outline', 'slab', 'notAssessed', 'grade', 'predicted', 'centering', 'corners', 'edges', 'surface', 'defects', 'pro', 'nearMint', 'frontLR', 'frontTB', 'truthLR', 'truthTB', 'identified', 'truthId', 'idConfidence', 'title', 'number', 'error', 'ms', 'engineUp', 'quadPx', 'imageSize'];
+  const lines = rows.map((r) => {
+    const g = r.analysis?.grading;
+    const c = r.analysis?.sides.front.centering;
+    const e = r.analysis?.evidence;
+    return [
+      r.card.id, r.card.game, r.card.language, r.card.holder, r.card.kind, r.sidesTried, r.sidesFound, round(r.pxPerMm ?? NaN, 1),
+      round(r.analysis?.sides.front.support.outlineAspect ?? NaN, 2), inSlab(r) ? 'slab' : '', g ? g.notAssessed.join(' ') : '',
+      g?.grade ?? '', g?.predictedGrade ?? '', g?.subGrades.centering ?? '', g?.subGrades.corners ?? '', g?.subGrades.edges ?? '', g?.subGrades.surface ?? '',
+      g ? g.defects.map((d) => `${d.side[0]}:${d.kind}@${d.location}:${round(d.severity, 2)}`).join(' ') : '',
+      r.card.grade ? `${r.card.grade.company} ${r.card.grade.value}` : '', isNearMint(r.card) ? 'yes' : '',
+      round(c?.leftRight ?? NaN, 1), round(c?.topBottom ?? NaN, 1), r.card.centering?.front?.leftRight ?? '', r.card.centering?.front?.topBottom ?? '',
+      r.identified ? (r.identified.cardId ?? `not-in-catalog: ${r.identified.reason}`) : '', r.card.identity?.catalogId ?? '', r.identified ? round(r.identified.confidence, 2) : '',
+      JSON.stringify(e?.titleText ?? ''), JSON.stringify(e?.numberText ?? ''), r.error ?? '', Math.round(r.ms), r.analysis ? engineUp(r.analysis) : '',
+      r.analysis ? JSON.stringify(r.analysis.sides.front.quadPx.map(([x, y]) => [round(x, 1), round(y, 1)])) : '', r.analysis ? `${r.analysis.sides.front.imageSize.width}x${r.analysis.sides.front.imageSize.height}` : '',
+    ].join('\t');
+  });
+  writeFileSync(path.join(OUT_DIR, 'bench-real.tsv'), `${[header.join('\t'), ...lines].join('\n')}\n`);
+
+  const allLabels = existsSync(LABELS_FILE) ? loadLabels() : [];
+  const labels = labelsById(allLabels);
+  const tunedOn = new Set(loadSplit().tunedOn);
+  const summary = {
+    ...measure(rows, labels),
+    // The hand labels: how many photos, and how often two labellers of the same photo agreed.
+    labels: { photos: labels.size, labellers: [...new Set(allLabels.map((l) => l.labeller))].sort(), agreement: agreement(allLabels) },
+    // Every figure again on the sources looked at while the engine was tuned, and on those never looked at.
+    split: {
+      tunedOnSources: [...tunedOn].sort(),
+      tunedOn: measure(rows.filter((r) => tunedOn.has(r.card.front.repo)), labels),
+      heldOut: measure(rows.filter((r) => !tunedOn.has(r.card.front.repo)), labels),
+    },
+  };
+  console.log(`real photos: ${summary.cards} cards, ${summary.photos} photos; per-photo table: ${path.relative(process.cwd(), path.join(OUT_DIR, 'bench-real.tsv'))}`);
+  console.log(JSON.stringify(summary));
+}
+
+/** The manifest's split: the sources looked at while the engine was tuned (every other source is held out). */
+function loadSplit(): { tunedOn: string[] } {
+  const manifest = JSON.parse(readFileSync(path.join(REAL_SET_DIR, 'manifest.json'), 'utf8')) as { split?: { tunedOn: string[] } };
+  return { tunedOn: manifest.split?.tunedOn ?? [] };
+}
+
+/** Spearman's rank correlation (average ranks for ties); null under 3 pairs. */
+function spearman(xs: number[], ys: number[]): number | null {
+  if (xs.length < 3) return null;
+  const ranks = (v: number[]) => {
+    const order = v.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
+    const r = new Array<number>(v.length);
+    for (let i = 0; i < order.length; ) {
+      let j = i;
+      while (j + 1 < order.length && order[j + 1]![0] === order[i]![0]) j++;
+      for (let k = i; k <= j; k++) r[order[k]![1]] = (i + j) / 2 + 1;
+      i = j + 1;
+    }
+    return r;
+  };
+  const rx = ranks(xs);
+  const ry = ranks(ys);
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  const mx = mean(rx);
+  const my = mean(ry);
+  let num = 0;
+  let dx = 0;
+  let dy = 0;
+  for (let i = 0; i < rx.length; i++) {
+    num += (rx[i]! - mx) * (ry[i]! - my);
+    dx += (rx[i]! - mx) ** 2;
+    dy += (ry[i]! - my) ** 2;
+  }
+  return dx === 0 || dy === 0 ? null : round(num / Math.sqrt(dx * dy), 3);
+}
+
+/**
+ * Grade order against professional grades (every card with a label grade, in a slab or not): coverage (cards given
+ * a grade at all: something was assessed) beside Spearman and within ±1 over those given one.
+ */
+function gradeOrder(rows: Row[]) {
+  const withPro = rows.filter((r) => r.card.grade);
+  const graded = withPro.filter((r) => r.analysis && r.analysis.grading.predictedGrade !== null);
+  const ai = graded.map((r) => r.analysis!.grading.grade);
+  const pro = graded.map((r) => r.card.grade!.value);
+  return {
+    n: withPro.length,
+    graded: graded.length,
+    coverage: rate(graded.length, withPro.length),
+    spearman: spearman(ai, pro),
+    within1: rate(graded.filter((r) => Math.abs(r.analysis!.grading.grade - r.card.grade!.value) <= 1).length, graded.length),
+  };
+}
+
+/** Degrees the photo must turn clockwise for the card to read as the engine reads it (from its top edge's direction). */
+export function engineUp(analysis: CardAnalysis): 0 | 90 | 180 | 270 {
+  const [tl, tr] = analysis.sides.front.quadPx;
+  const angle = (Math.atan2(tr[1] - tl[1], tr[0] - tl[0]) * 180) / Math.PI; // clockwise from +x, image y down
+  const quarter = (((Math.round(angle / 90) * 90) % 360) + 360) % 360;
+  return ((360 - quarter) % 360) as 0 | 90 | 180 | 270;
+}
+
+const ENGINE_KINDS: Partial<Record<DefectKindLabel, string[]>> = {
+  'corner-wear': ['corner_wear'],
+  'edge-wear': ['edge_wear'],
+  crease: ['crease'],
+  scratch: ['scratch', 'scuff'],
+  dent: ['dent'],
+  stain: ['stain'],
+  'print-line': ['print_line'],
+};
+const MAJOR = 0.67;
+
+/** Figures against the hand labels (labels/labels-v1.json), each with the number of labelled photos it rests on. */
+function labelledFigures(rows: Row[], labels: Map<string, PhotoLabel>) {
+  const labelled = rows.filter((r) => labels.has(r.card.id));
+  const found = labelled.filter((r) => r.analysis);
+  const label = (r: Row) => labels.get(r.card.id)!;
+  // Which way is up, where the label can tell and the engine found the card.
+  const upKnown = found.filter((r) => label(r).up !== null);
+  const upRight = upKnown.filter((r) => engineUp(r.analysis!) === label(r).up);
+  // Holders: the engine recognises slabs only; how each labelled holder was taken.
+  const holders = Object.fromEntries(
+    (['none', 'sleeve', 'toploader', 'semi-rigid', 'slab', 'binder'] as const).map((h) => {
+      const of = found.filter((r) => label(r).holder === h);
+      return [h, { n: of.length, takenForSlab: of.filter(inSlab).length }];
+    }),
+  );
+  // Adequate photos: card in frame, out of a slab, at least 8 px/mm on the card.
+  const adequate = found.filter((r) => label(r).cardInFrame && label(r).holder !== 'slab' && (r.pxPerMm ?? 0) >= 8);
+  const wearAssessed = (r: Row) => !['front_corners', 'front_edges', 'front_surface'].some((i) => r.analysis!.grading.notAssessed.includes(i as never));
+  // Clean cards: the labeller could see wear and saw none.
+  const clean = found.filter((r) => label(r).defectsVisible && label(r).defects.length === 0 && label(r).holder !== 'slab');
+  const cleanGraded = clean.filter((r) => r.analysis!.grading.predictedGrade !== null);
+  const majors = (r: Row) => r.analysis!.grading.defects.filter((d) => d.severity >= MAJOR).length;
+  // Defects per kind, per photo: recall over photos labelled with the kind, precision over photos the engine marked.
+  const judged = found.filter((r) => label(r).defectsVisible && label(r).holder !== 'slab');
+  const defects = Object.fromEntries(
+    Object.entries(ENGINE_KINDS).map(([kind, engineKinds]) => {
+      const has = (r: Row) => label(r).defects.some((d) => d.kind === kind);
+      const marked = (r: Row) => r.analysis!.grading.defects.some((d) => d.side === 'front' && engineKinds!.includes(d.kind));
+      const labelledWith = judged.filter(has);
+      const markedWith = judged.filter(marked);
+      return [kind, { labelled: labelledWith.length, marked: markedWith.length, recall: rate(labelledWith.filter(marked).length, labelledWith.length), precision: rate(markedWith.filter(has).length, markedWith.length) }];
+    }),
+  );
+  return {
+    photos: labelled.length,
+    orientation: { n: upKnown.length, right: rate(upRight.length, upKnown.length) },
+    holders,
+    coverage: { adequate: adequate.length, wearAssessed: rate(adequate.filter(wearAssessed).length, adequate.length) },
+    clean: {
+      n: clean.length,
+      graded: cleanGraded.length,
+      gradedAtLeast8: rate(cleanGraded.filter((r) => r.analysis!.grading.grade >= 8).length, cleanGraded.length),
+      medianFalseMajorDefects: round(quantile(clean.map(majors), 0.5), 2),
+    },
+    defects: { judgedPhotos: judged.length, perKind: defects },
+  };
+}
+
+/** Every figure of the bench over a slice of the rows (the whole set, the tuned-on or the held-out sources). */
+function measure(rows: Row[], labels: Map<string, PhotoLabel>) {
+  const toIdentify = rows.filter((r) => r.card.identity?.catalogId);
   const sidesTried = rows.reduce((a, r) => a + r.sidesTried, 0);
   const sidesFound = rows.reduce((a, r) => a + r.sidesFound, 0);
   // Minis are smaller cards (Allen & Ginter, Gypsy Queen: about 37 x 67 mm, 0.55 wide per high): the engine is built
@@ -172,8 +348,6 @@ async function main(): Promise<void> {
   const nmGrades = nearMint.map((r) => r.analysis!.grading.grade);
   const nmDefects = nearMint.map((r) => r.analysis!.grading.defects.length);
   const bareNearMint = nearMintFound.filter((r) => r.card.holder === 'none' && !r.analysis!.grading.notAssessed.includes('front_surface'));
-  // In a recognised slab only the centering is assessed: the corners, edges and surface are seen through plastic.
-  const inSlab = (r: Row) => r.analysis?.sides.front.support.slab != null;
   const slabFronts = rows.filter(inSlab);
   const slabGradeGaps = slabFronts.filter((r) => r.card.grade).map((r) => r.analysis!.grading.grade - r.card.grade!.value);
   // The recognised slabs for which a professional grade was predicted (none where nothing was assessed).
@@ -206,27 +380,7 @@ async function main(): Promise<void> {
     return quadArea(quadPx) >= TIGHT_SCAN_MIN_COVER * imageSize.width * imageSize.height;
   };
 
-  // ---- per-photo table ----
-  mkdirSync(OUT_DIR, { recursive: true });
-  const header = ['id', 'game', 'lang', 'holder', 'kind', 'sides', 'found', 'pxPerMm', 'outline', 'slab', 'notAssessed', 'grade', 'predicted', 'centering', 'corners', 'edges', 'surface', 'defects', 'pro', 'nearMint', 'frontLR', 'frontTB', 'truthLR', 'truthTB', 'identified', 'truthId', 'idConfidence', 'title', 'number', 'error', 'ms'];
-  const lines = rows.map((r) => {
-    const g = r.analysis?.grading;
-    const c = r.analysis?.sides.front.centering;
-    const e = r.analysis?.evidence;
-    return [
-      r.card.id, r.card.game, r.card.language, r.card.holder, r.card.kind, r.sidesTried, r.sidesFound, round(r.pxPerMm ?? NaN, 1),
-      round(r.analysis?.sides.front.support.outlineAspect ?? NaN, 2), inSlab(r) ? 'slab' : '', g ? g.notAssessed.join(' ') : '',
-      g?.grade ?? '', g?.predictedGrade ?? '', g?.subGrades.centering ?? '', g?.subGrades.corners ?? '', g?.subGrades.edges ?? '', g?.subGrades.surface ?? '',
-      g ? g.defects.map((d) => `${d.side[0]}:${d.kind}@${d.location}:${round(d.severity, 2)}`).join(' ') : '',
-      r.card.grade ? `${r.card.grade.company} ${r.card.grade.value}` : '', isNearMint(r.card) ? 'yes' : '',
-      round(c?.leftRight ?? NaN, 1), round(c?.topBottom ?? NaN, 1), r.card.centering?.front?.leftRight ?? '', r.card.centering?.front?.topBottom ?? '',
-      r.identified ? (r.identified.cardId ?? `not-in-catalog: ${r.identified.reason}`) : '', r.card.identity?.catalogId ?? '', r.identified ? round(r.identified.confidence, 2) : '',
-      JSON.stringify(e?.titleText ?? ''), JSON.stringify(e?.numberText ?? ''), r.error ?? '', Math.round(r.ms),
-    ].join('\t');
-  });
-  writeFileSync(path.join(OUT_DIR, 'bench-real.tsv'), `${[header.join('\t'), ...lines].join('\n')}\n`);
-
-  const summary = {
+  return {
     cards: rows.length,
     photos: sidesTried,
     detectionRate: rate(sidesFound, sidesTried),
@@ -274,10 +428,10 @@ async function main(): Promise<void> {
       photos: frontFound.filter((r) => (['front_centering', 'front_corners', 'front_edges', 'front_surface'] as const).every((i) => r.analysis!.grading.notAssessed.includes(i))).length,
       of: frontFound.length,
     },
+    gradeOrder: gradeOrder(rows),
+    labelled: labelledFigures(rows, labels),
     msPerCardP50: round(quantile(ms, 0.5), 0),
   };
-  console.log(`real photos: ${summary.cards} cards, ${summary.photos} photos; per-photo table: ${path.relative(process.cwd(), path.join(OUT_DIR, 'bench-real.tsv'))}`);
-  console.log(JSON.stringify(summary));
 }
 
 await main();

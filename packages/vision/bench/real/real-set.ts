@@ -35,6 +35,8 @@ export interface RealCard {
   kind: 'phone' | 'scan';
   /** A card of another size than the standard 63 x 88 mm: `mini` (Allen & Ginter and Gypsy Queen minis, about 37 x 67 mm). */
   size?: 'mini';
+  /** The side the photo shows, where it is the back (a source with backs only); the front otherwise. */
+  side?: 'back';
   /**
    * False where the photo shows no whole card outline to find: a scan cropped into the card (the design runs off the
    * photo's edges). Such photos are not counted for detection, and an outline found in one is not the card's.
