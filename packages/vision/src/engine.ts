@@ -30,7 +30,7 @@ import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
 import { cornersAtPhotoEdge, isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, sidesAtPhotoEdge, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-27';
+export const ENGINE_VERSION = 'cardlens-vision-28';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -487,9 +487,11 @@ function applyCrossCheck(grading: RubricResult, checks: { front: SeverityCrossCh
 
 function overlaySide(side: SideAnalysis, which: 'front' | 'back', grading: RubricResult): OverlaySide {
   const c = side.centering;
+  // No frame or ratios drawn where the side's centering was not assessed: a drawn share would read as a measurement.
+  const centeringAssessed = !grading.notAssessed.includes(`${which}_centering`);
   return {
     rectified: side.rectified,
-    centering: { leftMm: c.leftMm, rightMm: c.rightMm, topMm: c.topMm, bottomMm: c.bottomMm },
+    ...(centeringAssessed ? { centering: { leftMm: c.leftMm, rightMm: c.rightMm, topMm: c.topMm, bottomMm: c.bottomMm } } : {}),
     defects: grading.defects.filter((d) => d.side === which).map((d) => ({ kind: d.kind, severity: d.severity, xMm: d.xMm, yMm: d.yMm, wMm: d.wMm, hMm: d.hMm })),
     photo: side.photo,
     glare: side.condition.glare,
@@ -552,7 +554,7 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
           front: overlaySide(front, 'front', grading),
           ...(back ? { back: overlaySide(back, 'back', grading) } : {}),
           title: grading.predictedGrade === null
-            ? `Nothing assessed: grade ${grading.grade} is only an upper bound · AI estimate`
+            ? 'No grade: nothing on the card could be assessed from the photos'
             : `Grade ${grading.grade} · predicted ${grading.predictedGrade} · AI estimate`,
         });
       }

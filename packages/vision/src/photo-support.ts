@@ -252,14 +252,14 @@ export function photoSupport(input: PhotoSupportInput): PhotoSupport {
     notAssessed.surface = wear;
   } else if (input.slab) {
     // Measured on the real set: PSA slab scans of cards PSA graded 8-10 showed 2-16 mm² of "whitening" and up to
-    // 25 mm² of "dings" at their corners, all the well's shadow and walls (GRADING.md, section 16).
+    // 25 mm² of "dings" at their corners, all the well's shadow and walls (packages/vision/CHANGELOG.md).
     const s = input.slab;
     const inSlab = `the card is in a graded slab (its label lies ${round1(s.fromMm)}-${round1(s.toMm)} mm beyond the card's ${s.side} edge)`;
     notAssessed.corners = `${inSlab}: its corners and edges are seen through plastic beside the slab's well, whose shadow and walls cannot be told from whitening and wear`;
     notAssessed.edges = notAssessed.corners;
     // Measured on the real set: over the 68 PSA slab scans sharp enough for the surface, the marks read did not follow
     // PSA's grade (Spearman -0.35 between grade and surface sub-grade; PSA 10s carried 2.3 marks each, PSA 8s 1.0):
-    // holo sparkle, print, the well's edge and the plastic's own scratches read through it (GRADING.md, section 16).
+    // holo sparkle, print, the well's edge and the plastic's own scratches read through it (packages/vision/CHANGELOG.md).
     notAssessed.surface = `${inSlab}: its surface is seen through the slab's plastic, whose scratches, scuffs and reflections cannot be told from the card's own`;
   } else if (input.withinHolder) {
     // Found inside a larger outline with no slab label beside it (on the real set, a CGC slab photographed under shop

@@ -202,7 +202,7 @@ export function measureCondition(img: RgbImage, options: ConditionOptions = {}):
   // texture, not a mark of its own. On the real near-mint slab scans the scratches marked had a median 0.17
   // fragments per mm² around them, generated scratches a median 0; the limit is the lowest that leaves the
   // synthetic bench unchanged (0.15 and 0.2 also dropped a generated scratch). Print lines and short creases
-  // follow the same rule since `cardlens-vision-6` (GRADING.md, section 16).
+  // follow the same rule since `cardlens-vision-6` (packages/vision/CHANGELOG.md).
   const fragmentDensity = (f: SurfaceFinding): number => {
     const margin = SPARKLE_MARGIN_MM * ppm;
     const own = { x0: f.xMm * ppm - 2, y0: f.yMm * ppm - 2, x1: (f.xMm + f.wMm) * ppm + 2, y1: (f.yMm + f.hMm) * ppm + 2 };

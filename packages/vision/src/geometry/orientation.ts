@@ -6,7 +6,7 @@ import { ORIENTATION_MODEL } from './orientation-model';
  * Up or upside down? Geometry alone only knows the card's long axis (portrait), so a card photographed rotated
  * by about 180 degrees (or lying sideways, where either short side could be the top) comes out upside down. This
  * tells the two apart from the card's layout: a linear model over a coarse grid (7 x 11 cells of a 2 px/mm
- * rectification) of normalised luminance, colourfulness and edge density. The score is antisymmetric by
+ * rectification) of normalised luminance, colourfulness and edge density, and a finer grid (14 x 22) of luminance. The score is antisymmetric by
  * construction (score(rotated by 180) = -score), so > 0 means "as is" and < 0 means "turn by 180 degrees".
  * Trained on generated cards by `npm run train:orientation -w @cardlens/vision` (scripts/train-orientation.ts).
  */
@@ -14,7 +14,11 @@ export const ORIENT_W = 126;
 export const ORIENT_H = 176;
 const GX = 7;
 const GY = 11;
-export const ORIENT_FEATURES = GX * GY * 3;
+/** A finer grid of luminance alone (4.5 x 4 mm cells): where titles, text boxes and name bars sit. */
+const FX = 14;
+const FY = 22;
+const COARSE_FEATURES = GX * GY * 3;
+export const ORIENT_FEATURES = COARSE_FEATURES + FX * FY;
 
 /** Features of a 126 x 176 rectified card. */
 export function orientationFeatures(img: RgbImage): Float64Array {
@@ -71,6 +75,21 @@ export function orientationFeatures(img: RgbImage): Float64Array {
       f[k + 2] = Math.log1p(se / cnt / emean);
     }
   }
+  const fw = w / FX;
+  const fh = h / FY;
+  for (let gy = 0; gy < FY; gy++) {
+    for (let gx = 0; gx < FX; gx++) {
+      let sy = 0;
+      let cnt = 0;
+      for (let y = Math.floor(gy * fh); y < Math.floor((gy + 1) * fh); y++) {
+        for (let x = Math.floor(gx * fw); x < Math.floor((gx + 1) * fw); x++) {
+          sy += Y[y * w + x]!;
+          cnt++;
+        }
+      }
+      f[COARSE_FEATURES + gy * FX + gx] = (sy / cnt - mean) / sd;
+    }
+  }
   return f;
 }
 
@@ -82,6 +101,12 @@ export function antisymmetric(f: Float64Array): Float64Array {
       const k = (gy * GX + gx) * 3;
       const r = ((GY - 1 - gy) * GX + (GX - 1 - gx)) * 3;
       for (let c = 0; c < 3; c++) d[k + c] = f[k + c]! - f[r + c]!;
+    }
+  }
+  for (let gy = 0; gy < FY; gy++) {
+    for (let gx = 0; gx < FX; gx++) {
+      const k = COARSE_FEATURES + gy * FX + gx;
+      d[k] = f[k]! - f[COARSE_FEATURES + (FY - 1 - gy) * FX + (FX - 1 - gx)]!;
     }
   }
   return d;

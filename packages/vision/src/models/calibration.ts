@@ -14,7 +14,7 @@
  * are non-negative and its activations (tanh, sigmoid) rise, so its output rises with every input; the inputs it
  * may read either way (the photo's context, the marks' contrast) are fed twice, as they are and negated
  * (`calibrationInput`). Unconstrained, it had learned that many short marks are foil texture, and on real holo
- * cards one false mark fewer could lower a grade (GRADING.md, section 16). The corner and edge models stay
+ * cards one false mark fewer could lower a grade (packages/vision/CHANGELOG.md). The corner and edge models stay
  * unconstrained (relu): there, more measured wear can rightly mean less, since whitening along a whole edge is a
  * sleeve's outline, not wear, and constraining them raised the synthetic bench's edge MAE by 0.28 of a grade point.
  */
