@@ -1,10 +1,10 @@
-// Card records from the shared catalogs (/work/shared/data/catalog, MIT; see the README and licences there).
+// Card records from the catalogs the repository carries (@cardlens/catalog-data, MIT; see the README and licences there).
 // Each file is read and gunzipped once per process and kept as an array of lines; only the picked line is
 // parsed, so picking a record is O(1) after the first load (about 0.3 s for both files).
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { CATALOG_DIR } from '@cardlens/catalog-data';
 import type { Rng } from './prng';
 
 export type CatalogGame = 'pokemon' | 'sports';
@@ -51,15 +51,9 @@ export type CatalogRecord = PokemonRecord | SportsRecord;
 
 const lineCache = new Map<CatalogGame, string[]>();
 
-/** Directory holding pokemon.ndjson.gz and sports.ndjson.gz: CARD_CATALOG_DIR, else the shared data folder. */
+/** Directory holding pokemon.ndjson.gz and sports.ndjson.gz: CARD_CATALOG_DIR, else the repository's own catalogs. */
 export function catalogDir(): string {
-  const fromEnv = process.env.CARD_CATALOG_DIR;
-  if (fromEnv) return fromEnv;
-  // packages/card-synth/src -> repo root is three levels up; the shared folder sits beside the repo.
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [resolve(here, '../../../../shared/data/catalog'), '/work/shared/data/catalog'];
-  for (const c of candidates) if (existsSync(join(c, 'pokemon.ndjson.gz'))) return c;
-  return candidates[candidates.length - 1] as string;
+  return process.env.CARD_CATALOG_DIR || CATALOG_DIR;
 }
 
 export function catalogLines(game: CatalogGame): string[] {

@@ -53,13 +53,17 @@ const value = () => ({
   gradedValueSpread: [{ grade: 9, value: 60, confidence: 'Medium' }],
   reasons: ['No recent raw sales.'],
   freshness: { latestSaleDate: '2026-10-30', compCount: 4 },
+  sampleData: false,
+  printing: 'Holofoil',
+  rawRange: { low: 30, high: 55.5 },
+  sources: { raw: null, graded: { name: 'PriceCharting graded values of this card', asOf: '2025-10-20', dataPoints: 5, attribution: 'Graded values: PriceCharting' } },
 });
 
 const market = () => ({
   insights: 'Stable demand.',
   gradingRecommendation: 'neutral',
   context: null,
-  trend: { change30dPercent: 1.5, change90dPercent: null, salesLast30Days: 3, salesLast90Days: 4 },
+  trend: { change30dPercent: 1.5, change90dPercent: null, salesLast30Days: 0, salesLast90Days: 0, basis: 'daily_market_price', priceDaysLast30Days: 30, volatility30dPercent: 8.2 },
 });
 
 const gradeCompleted = (overrides: Record<string, unknown> = {}) => ({

@@ -12,8 +12,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { CATALOG_DIR } from '@cardlens/catalog-data';
 import { generateSample, EVAL_SEED_START } from '@cardlens/card-synth';
 import { startStack, type StackMode } from '../test/stack';
 
@@ -24,8 +24,7 @@ const N = Number(process.env.BENCH_N ?? 60);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);
 const PHOTOS = 12;
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const catalogDir = process.env.CARD_CATALOG_DIR ?? path.resolve(repoRoot, '../shared/data/catalog');
+const catalogDir = process.env.CARD_CATALOG_DIR || CATALOG_DIR;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 

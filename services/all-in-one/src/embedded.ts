@@ -73,6 +73,7 @@ export async function startEmbedded(options: {
     config: loadValuationConfig({
       VALUATION_GRPC_PORT: '0',
       CATALOG_AUTOLOAD: 'true',
+      PRICES_AUTOLOAD: 'true',
       SAMPLE_SALES: 'true',
       ...env,
       VALUATION_GRPC_HOST: loopback,

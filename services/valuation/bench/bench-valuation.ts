@@ -1,8 +1,9 @@
-// Valuation bench: how close the raw estimate comes to the next real (sample) sale.
+// Valuation bench on CardLens's generated SAMPLE sales (npm run bench:valuation:sample; the real-data bench,
+// npm run bench:valuation, is bench-market.ts): how close the raw estimate comes to the next sample sale.
 //
 //   npx tsx bench/bench-valuation.ts [--seed N] [--half-life DAYS]
 //
-// 1. CardProfiles from both catalogs (shared/data/catalog), subjectCardCount computed over the catalog.
+// 1. CardProfiles from both catalogs (packages/catalog-data/catalog), subjectCardCount computed over the catalog.
 // 2. Sample sales for the covered cards (pickCoveredCards, 15%), fixed seed, 365 days ending at NOW.
 // 3. Per card + parallel with a raw sale, the latest raw sale is held out. The grade premium model is fitted on
 //    every sale that is not held out.
@@ -13,9 +14,9 @@
 // The last line printed is one JSON object (fractions, not percent): mdape (median APE over cases with ≥ 5 raw
 // comps in the lookback), coverage (share of cases that got a raw estimate), n, p90ape, nAll, mdapeAll, ...
 
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { fileURLToPath } from 'node:url';
+import { CATALOG_DIR } from '@cardlens/catalog-data';
 import { cardProfilesFromCatalog, type CatalogCardLike } from '../src/domain/card-profile';
 import { DEFAULT_ESTIMATE_OPTIONS, estimateValue } from '../src/domain/estimate';
 import { fitGradePremium } from '../src/domain/grade-premium';
@@ -32,14 +33,7 @@ const MIN_RAW_COMPS = 5;
 const LOOKBACK_MS = DEFAULT_ESTIMATE_OPTIONS.lookbackDays * 86_400_000;
 
 function catalogDir(): string {
-  const candidates = [
-    process.env.CARDLENS_CATALOG_DIR,
-    fileURLToPath(new URL('../../../../shared/data/catalog', import.meta.url)),
-    fileURLToPath(new URL('../../../shared/data/catalog', import.meta.url)),
-  ];
-  const found = candidates.find((dir) => dir && existsSync(`${dir}/pokemon.ndjson.gz`));
-  if (!found) throw new Error(`catalog not found; set CARDLENS_CATALOG_DIR (tried ${candidates.filter(Boolean).join(', ')})`);
-  return found;
+  return process.env.CARD_CATALOG_DIR || CATALOG_DIR;
 }
 
 function readNdjsonGz(path: string): CatalogCardLike[] {

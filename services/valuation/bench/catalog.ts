@@ -5,13 +5,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { CATALOG_DIR as REPO_CATALOG_DIR } from '@cardlens/catalog-data';
 import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
 import { PrismaClient } from '../src/db';
 import { catalogCardCount, importCatalogFile } from '../src/use-cases/import-catalog';
 
 const serviceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const repoRoot = path.resolve(serviceDir, '../..');
-const CATALOG_DIR = process.env.CARD_CATALOG_DIR ?? path.resolve(repoRoot, '../shared/data/catalog');
+const CATALOG_DIR = process.env.CARD_CATALOG_DIR || REPO_CATALOG_DIR;
 
 export async function openCatalog(): Promise<{ prisma: PrismaClient; close: () => Promise<void>; kind: string }> {
   const logger = { info() {}, warn() {}, error() {}, debug() {} };

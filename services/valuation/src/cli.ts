@@ -3,6 +3,10 @@
 //   cli.ts import-sales <file.csv|.ndjson[.gz]>... insert sales (duplicates by source + source_id ignored), refit
 //   cli.ts generate-sales --out <file> [--share 0.05] [--seed N] [--days 365]
 //                                                 write documented SAMPLE sales for the catalog of CATALOG_DIR
+//   cli.ts import-prices <file|dir>...            market data (idempotent; unmatched and rejected rows counted):
+//       prices-YYYY-MM-DD*.7z or a YYYY-MM-DD/ folder  a tcgcsv.com TCGplayer day (category 3, English Pokemon)
+//       tcgplayer-*.csv[.gz]                          the repository's wide snapshot of that feed
+//       graded-<source>.csv[.gz]                      a graded price table (card_id,grader,grade,price_usd,as_of)
 // Database: DATABASE_URL (Postgres), else the embedded PGlite at <root>/.data/pglite (stop `npm start` first).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +22,7 @@ import { readSalesFile, writeSalesFile } from './domain/sales-file';
 import { generateSampleSales, pickCoveredCards } from './domain/sales-generator';
 import { refitGradePremium } from './use-cases/grade-premium-fit';
 import { importCatalogFile } from './use-cases/import-catalog';
+import { importGradedTable, importMarketSnapshot, importTcgcsvDay, tcgplayerProductIndex } from './use-cases/import-prices';
 import { ingestSales } from './use-cases/ingest-sales';
 import { catalogFiles } from './use-cases/seed-data';
 import { valuationServiceDir } from './service';
@@ -71,6 +76,24 @@ async function main(argv: string[]): Promise<number> {
         if (inserted > 0) console.log(JSON.stringify({ gradePremiumRefit: (await refitGradePremium(prisma)).salesUsed }));
         return 0;
       });
+    case 'import-prices':
+      if (files.length === 0) throw new Error('import-prices needs at least one file or folder');
+      return withDb(async (prisma) => {
+        const index = await tcgplayerProductIndex(prisma);
+        let failed = 0;
+        for (const input of files.map((f) => path.resolve(f))) {
+          const name = path.basename(input);
+          const graded = /^graded-([a-z0-9-]+)\.csv(\.gz)?$/.exec(name);
+          const result = graded
+            ? await importGradedTable(prisma, input, graded[1]!)
+            : /\.csv(\.gz)?$/.test(name)
+              ? await importMarketSnapshot(prisma, input)
+              : await importTcgcsvDay(prisma, input, { index });
+          if (result.read === 0) failed++;
+          console.log(JSON.stringify(result));
+        }
+        return failed > 0 ? 1 : 0;
+      });
     case 'generate-sales': {
       if (!values.out) throw new Error('generate-sales needs --out <file.csv|file.ndjson>');
       const seed = Number(values.seed ?? 20261124);
@@ -82,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     default:
-      console.error('usage: cli.ts import-catalog <files...> | import-sales <files...> | generate-sales --out <file> [--share S] [--seed N] [--days D]');
+      console.error('usage: cli.ts import-catalog <files...> | import-sales <files...> | import-prices <files/folders...> | generate-sales --out <file> [--share S] [--seed N] [--days D]');
       return 2;
   }
 }

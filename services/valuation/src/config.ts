@@ -1,9 +1,8 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CATALOG_DIR, PRICES_DIR } from '@cardlens/catalog-data';
 import { env, kafkaConnectionFields, kafkaConnectionRules, loadConfig, z } from '@cardlens/config';
 
-/** The shared catalog folder beside the repository (../shared/data/catalog), the default catalog source. */
-export const DEFAULT_CATALOG_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/data/catalog');
+/** The catalogs the repository carries (packages/catalog-data/catalog), the default catalog source. */
+export const DEFAULT_CATALOG_DIR = CATALOG_DIR;
 
 export const valuationConfigSchema = z.object({
   VALUATION_GRPC_HOST: z.string().default('127.0.0.1'),
@@ -17,6 +16,13 @@ export const valuationConfigSchema = z.object({
   CATALOG_DIR: z.string().default(DEFAULT_CATALOG_DIR),
   /** Load the catalogs of CATALOG_DIR on first start (the embedded default); production imports by command. */
   CATALOG_AUTOLOAD: env.bool(false),
+  /**
+   * Folder of the dated market-price snapshot (tcgplayer-*.csv.gz daily market prices, graded-*.csv tables)
+   * loaded on first start when no market prices are stored (PRICES_AUTOLOAD).
+   */
+  PRICES_DIR: z.string().default(PRICES_DIR),
+  /** Load PRICES_DIR's snapshot on first start (the embedded default); production imports by command. */
+  PRICES_AUTOLOAD: env.bool(false),
   /**
    * Generate the documented sample sales on first start when no sales exist (the embedded demo). Responses built
    * on them say so (ValueEstimate.sample_data, MarketAnalysis.context). Never on in production.

@@ -11,7 +11,8 @@ import { subscribeSalesFeed } from './events/sales-feed';
 import { valuationGrpcService } from './grpc/valuation-grpc';
 import { decodeVector, FingerprintIndex } from './identification/fingerprint-index';
 import { loadGradePremium, refitGradePremium } from './use-cases/grade-premium-fit';
-import { generateSampleSalesIfNone, loadCatalogIfEmpty } from './use-cases/seed-data';
+import { fitGradedModel, type GradedModelFit } from './use-cases/market-data';
+import { generateSampleSalesIfNone, loadCatalogIfEmpty, loadPricesIfEmpty } from './use-cases/seed-data';
 
 export const valuationServiceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -41,6 +42,7 @@ export async function startValuationService(options: {
   }
   const { prisma, close } = await openPrisma(PrismaClient, database);
   if (config.CATALOG_AUTOLOAD) await loadCatalogIfEmpty(prisma, config.CATALOG_DIR, logger);
+  if (config.PRICES_AUTOLOAD) await loadPricesIfEmpty(prisma, config.PRICES_DIR, logger);
   if (config.SAMPLE_SALES) {
     const inserted = await generateSampleSalesIfNone(prisma, { share: config.SAMPLE_SALES_SHARE, seed: config.SAMPLE_SALES_SEED, now: new Date(), logger });
     if (inserted > 0) await refitGradePremium(prisma);
@@ -52,10 +54,17 @@ export async function startValuationService(options: {
   }
 
   let premium: GradePremiumModel = (await loadGradePremium(prisma)).model;
+  // The graded-price model is fitted from the stored tables (a few hundred cards: milliseconds), here and on
+  // every reload, so an import by command reaches every replica.
+  let gradedModel: GradedModelFit = await fitGradedModel(prisma);
   const reload = setInterval(() => {
     loadGradePremium(prisma).then(
       (fit) => (premium = fit.model),
       (err: unknown) => logger.warn({ err }, 'grade-premium reload failed'),
+    );
+    fitGradedModel(prisma).then(
+      (fit) => (gradedModel = fit),
+      (err: unknown) => logger.warn({ err }, 'graded-price model refit failed'),
     );
   }, config.PREMIUM_RELOAD_SECONDS * 1000);
   reload.unref();
@@ -85,6 +94,7 @@ export async function startValuationService(options: {
         fingerprints,
         fingerprintDims: FINGERPRINT_DIMS,
         premium: () => premium,
+        gradedModel: () => gradedModel,
         gradingCostCents: config.GRADING_COST_CENTS,
         onSalesInserted,
         logger,

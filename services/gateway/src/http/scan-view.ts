@@ -132,6 +132,19 @@ export interface ValueEstimateView {
   reasons: string[];
   freshness: { latestSaleDate: string | null; compCount: number };
   sampleData: boolean;
+  /** The printing priced, as the marketplace names it; null when not known. */
+  printing: string | null;
+  /** Listing low and high of the latest day (market-price feeds); null when not known. */
+  rawRange: { low: number; high: number } | null;
+  /** Where each figure comes from, to show beside it; null where there is no such estimate. */
+  sources: { raw: PriceSourceView | null; graded: PriceSourceView | null };
+}
+
+export interface PriceSourceView {
+  name: string;
+  asOf: string;
+  dataPoints: number;
+  attribution: string;
 }
 
 export interface MarketAnalysisView {
@@ -143,6 +156,9 @@ export interface MarketAnalysisView {
     change90dPercent: number | null;
     salesLast30Days: number;
     salesLast90Days: number;
+    basis: 'sales' | 'daily_market_price';
+    priceDaysLast30Days: number;
+    volatility30dPercent: number | null;
   };
 }
 
@@ -400,7 +416,18 @@ function presentValue(value: commonV1.ValueEstimate): ValueEstimateView {
       compCount: nonNegativeInt(value.compCount),
     },
     sampleData: value.sampleData,
+    printing: value.printing || null,
+    rawRange:
+      value.rawLowCents !== undefined && value.rawHighCents !== undefined && value.rawLowCents > 0 && value.rawHighCents >= value.rawLowCents
+        ? { low: value.rawLowCents / 100, high: value.rawHighCents / 100 }
+        : null,
+    sources: { raw: presentSource(value.rawSource), graded: presentSource(value.gradedSource) },
   };
+}
+
+function presentSource(source: commonV1.PriceSource | undefined): PriceSourceView | null {
+  if (!source || !source.name || !/^\d{4}-\d{2}-\d{2}$/.test(source.asOf)) return null;
+  return { name: source.name, asOf: source.asOf, dataPoints: nonNegativeInt(source.dataPoints), attribution: source.attribution };
 }
 
 const RECOMMENDATIONS: Partial<Record<commonV1.GradingRecommendation, MarketAnalysisView['gradingRecommendation']>> = {
@@ -422,6 +449,9 @@ function presentMarket(market: commonV1.MarketAnalysis): MarketAnalysisView {
       change90dPercent: finiteOrNull(market.trend?.change90dPercent),
       salesLast30Days: nonNegativeInt(market.trend?.sales30d ?? 0),
       salesLast90Days: nonNegativeInt(market.trend?.sales90d ?? 0),
+      basis: market.trend?.basis === 'daily_market_price' ? 'daily_market_price' : 'sales',
+      priceDaysLast30Days: nonNegativeInt(market.trend?.priceDays30d ?? 0),
+      volatility30dPercent: finiteOrNull(market.trend?.volatility30dPercent),
     },
   };
 }

@@ -92,7 +92,7 @@ function problemConstraints(schema: unknown): { codes: string[]; statuses: numbe
 describe('OpenAPI document', () => {
   it('parses and is OpenAPI 3.1.0, version 1.3.0, served relative to /', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.3.0');
+    expect(doc.info.version).toBe('1.4.0');
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
     expect(Object.isFrozen(doc)).toBe(true);
   });

@@ -185,12 +185,13 @@ async function valueCard(
         compCount: 0,
         sampleData: false,
         method: '',
+        printing: '',
       },
       market: {
         insights: 'The card could not be matched to the catalog, so there are no comparable sales to estimate its value from.',
         gradingRecommendation: commonV1.GradingRecommendation.NEUTRAL,
         context: identified.notInCatalogReason || 'Not identified in the catalog.',
-        trend: { sales30d: 0, sales90d: 0 },
+        trend: { sales30d: 0, sales90d: 0, basis: 'sales', priceDays30d: 0 },
       },
     };
   }

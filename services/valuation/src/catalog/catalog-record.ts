@@ -1,4 +1,4 @@
-// The NDJSON catalog shapes (../shared/data/catalog/README.md) and their mapping to catalog rows. A further
+// The NDJSON catalog shapes (packages/catalog-data/catalog/README.md) and their mapping to catalog rows. A further
 // catalog is accepted when its lines have either shape.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -9,6 +9,8 @@ const pokemonVariant = z.object({
   subtype: z.string().nullish(),
   stamp: z.array(z.string()).nullish(),
   size: z.string().nullish(),
+  /** The marketplaces' ids of this printing (TCGplayer product id, Cardmarket id), from TCGdex. */
+  thirdParty: z.object({ tcgplayer: z.number().int().positive().nullish(), cardmarket: z.number().int().positive().nullish() }).nullish(),
 });
 
 export const pokemonRecordSchema = z.object({
@@ -29,6 +31,10 @@ export const pokemonRecordSchema = z.object({
   types: z.array(z.string()).nullish(),
   stage: z.string().nullish(),
   variants: z.array(pokemonVariant).nullish(),
+  /** The set's TCGplayer group id. */
+  tcgplayerGroupId: z.number().int().positive().nullish(),
+  /** TCGdex's card-level marketplace ids (cards whose variants carry none of their own). */
+  thirdParty: z.object({ tcgplayer: z.number().int().positive().nullish(), cardmarket: z.number().int().positive().nullish() }).nullish(),
 });
 
 export const SPORTS = ['baseball', 'basketball', 'football', 'hockey'] as const;
@@ -58,6 +64,9 @@ export interface Variant {
   type: string;
   subtype: string | null;
   stamp: string[];
+  /** TCGplayer product id of this printing; absent when the catalog has none. */
+  tcgplayer?: number;
+  cardmarket?: number;
 }
 
 /** A catalog row as stored (valuation.catalog_cards), minus timestamps. */
@@ -75,6 +84,8 @@ export interface CatalogRow {
   attributes: string[];
   parallels: Parallel[];
   variants: Variant[];
+  /** Every TCGplayer product id of the card (variants' and the card-level one). */
+  tcgplayerProducts: number[];
   nameKey: string;
   numberKey: string;
   brandKey: string;
@@ -99,7 +110,16 @@ export function toCatalogRow(record: CatalogRecord, catalog: string, line: strin
       rarity: record.rarity ?? null,
       attributes: [],
       parallels: [],
-      variants: (record.variants ?? []).map((v) => ({ type: v.type, subtype: v.subtype ?? null, stamp: v.stamp ?? [] })),
+      variants: (record.variants ?? []).map((v) => ({
+        type: v.type,
+        subtype: v.subtype ?? null,
+        stamp: v.stamp ?? [],
+        ...(v.thirdParty?.tcgplayer ? { tcgplayer: v.thirdParty.tcgplayer } : {}),
+        ...(v.thirdParty?.cardmarket ? { cardmarket: v.thirdParty.cardmarket } : {}),
+      })),
+      tcgplayerProducts: [
+        ...new Set([...(record.variants ?? []).map((v) => v.thirdParty?.tcgplayer), record.thirdParty?.tcgplayer].filter((id): id is number => typeof id === 'number')),
+      ],
       nameKey: textKey(record.name),
       numberKey: numberKey(record.number),
       brandKey: textKey(pokemonBrand(year)),
@@ -121,6 +141,7 @@ export function toCatalogRow(record: CatalogRecord, catalog: string, line: strin
     attributes: record.attributes ?? [],
     parallels: (record.parallels ?? []).map((p) => ({ name: p.name, printRun: p.printRun ?? null })),
     variants: [],
+    tcgplayerProducts: [],
     nameKey: textKey(record.name),
     numberKey: numberKey(record.number ?? ''),
     brandKey: textKey(sportsBrand(record.release)),

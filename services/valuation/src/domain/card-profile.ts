@@ -1,4 +1,4 @@
-// CardProfile from catalog records (the NDJSON shapes of shared/data/catalog, or stored catalog rows): the
+// CardProfile from catalog records (the NDJSON shapes of packages/catalog-data/catalog, or stored catalog rows): the
 // fields the sample-sales generator prices a card by, plus subjectCardCount, computed across the whole catalog.
 
 import type { CardProfile, Game } from './types';

@@ -163,7 +163,7 @@ function collect(records: Iterable<{ line: number; record: unknown } | RejectedR
 }
 
 /** RFC 4180 records with the line each starts on. */
-function* csvRecords(text: string): Generator<{ line: number; fields: string[] }> {
+export function* csvRecords(text: string): Generator<{ line: number; fields: string[] }> {
   let fields: string[] = [];
   let field = '';
   let inQuotes = false;

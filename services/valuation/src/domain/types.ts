@@ -54,6 +54,18 @@ export interface GradedValue {
   confidence: Confidence;
 }
 
+/** Where an estimate's figures come from, for the caller to show beside them. */
+export interface PriceSource {
+  /** e.g. `TCGplayer market price`, `PriceCharting graded values`, `CardLens sample sales (generated)`. */
+  name: string;
+  /** Day of the newest figure used (YYYY-MM-DD). */
+  asOf: string;
+  /** Figures behind the estimate (days of market prices, table values, or sales). */
+  dataPoints: number;
+  /** What to show wherever the figure is shown. */
+  attribution: string;
+}
+
 export interface ValueEstimate {
   rawEstimateCents: number | null;
   rawEstimateUnavailableReason: string | null;
@@ -69,6 +81,14 @@ export interface ValueEstimate {
   rawCompCount: number;
   /** Short words: how the raw number was computed. */
   method: string;
+  /** Source of the raw / graded figures; absent where there is no estimate. */
+  rawSource?: PriceSource | null;
+  gradedSource?: PriceSource | null;
+  /** The printing priced, as the marketplace names it (e.g. `Reverse Holofoil`); null when not known. */
+  printing?: string | null;
+  /** Range the printing is offered at (listing low and high of the latest day); null when not known. */
+  rawLowCents?: number | null;
+  rawHighCents?: number | null;
 }
 
 export type GradingRecommendation = 'grade' | 'neutral' | 'dont_grade';
@@ -85,6 +105,11 @@ export interface MarketTrend {
   medianPrice30dCents: number | null;
   /** MAD × 1.4826 of log raw prices over 90 days (0.18 ≈ ±18%); null under 4 sales. */
   volatility: number | null;
+  /** `sales` (recorded sales) or `daily_market_price` (a marketplace's daily market-price series). */
+  basis?: 'sales' | 'daily_market_price';
+  /** daily_market_price: days with a price in the last 30, and the 30-day volatility of the daily price. */
+  priceDays30d?: number;
+  volatility30d?: number | null;
 }
 
 export interface MarketAnalysis {

@@ -54,6 +54,11 @@ export function valueToProto(estimate: ValueEstimate, sampleData: boolean): comm
     compCount: estimate.compCount,
     sampleData,
     method: estimate.method,
+    rawSource: estimate.rawSource ?? undefined,
+    gradedSource: estimate.gradedSource ?? undefined,
+    printing: estimate.printing ?? '',
+    ...(estimate.rawLowCents != null ? { rawLowCents: estimate.rawLowCents } : {}),
+    ...(estimate.rawHighCents != null ? { rawHighCents: estimate.rawHighCents } : {}),
   };
 }
 
@@ -70,6 +75,9 @@ function marketToProto(market: MarketAnalysis): commonV1.MarketAnalysis {
       sales90d: t.sales90d,
       ...(t.medianPrice30dCents !== null ? { medianPrice30dCents: t.medianPrice30dCents } : {}),
       ...(t.volatility !== null ? { volatilityPercent: Math.round(t.volatility * 1000) / 10 } : {}),
+      basis: t.basis ?? 'sales',
+      priceDays30d: t.priceDays30d ?? 0,
+      ...(t.volatility30d != null ? { volatility30dPercent: Math.round(t.volatility30d * 1000) / 10 } : {}),
     },
   };
 }

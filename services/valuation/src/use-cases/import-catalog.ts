@@ -1,4 +1,4 @@
-// Catalog import: NDJSON (optionally gzipped) in the shape of ../shared/data/catalog, upserted by card id.
+// Catalog import: NDJSON (optionally gzipped) in the shape of packages/catalog-data/catalog, upserted by card id.
 // Idempotent: each row keeps the sha256 of its source line and an unchanged line writes nothing, so a re-run
 // reports every card as unchanged and an edited catalog updates only what changed.
 import { createReadStream } from 'node:fs';
@@ -24,19 +24,19 @@ const BATCH = 2000;
 const UPSERT_SQL = `
 INSERT INTO valuation.catalog_cards
   (id, game, name, subject, set_name, release, year, number, set_official_count, rarity, attributes, parallels,
-   variants, name_key, number_key, brand_key, catalog, record_hash, updated_at)
+   variants, tcgplayer_products, name_key, number_key, brand_key, catalog, record_hash, updated_at)
 SELECT r.id, r.game, r.name, r.subject, r."setName", r.release, r.year, r.number, r."setOfficialCount", r.rarity,
-       COALESCE(r.attributes, '{}'), r.parallels, r.variants, r."nameKey", r."numberKey", r."brandKey", r.catalog,
+       COALESCE(r.attributes, '{}'), r.parallels, r.variants, COALESCE(r."tcgplayerProducts", '{}'), r."nameKey", r."numberKey", r."brandKey", r.catalog,
        r."recordHash", now()
 FROM jsonb_to_recordset($1::jsonb) AS r(
   id text, game text, name text, subject text, "setName" text, release text, year int, number text,
-  "setOfficialCount" int, rarity text, attributes text[], parallels jsonb, variants jsonb, "nameKey" text,
+  "setOfficialCount" int, rarity text, attributes text[], parallels jsonb, variants jsonb, "tcgplayerProducts" int[], "nameKey" text,
   "numberKey" text, "brandKey" text, catalog text, "recordHash" text)
 ON CONFLICT (id) DO UPDATE SET
   game = EXCLUDED.game, name = EXCLUDED.name, subject = EXCLUDED.subject, set_name = EXCLUDED.set_name,
   release = EXCLUDED.release, year = EXCLUDED.year, number = EXCLUDED.number,
   set_official_count = EXCLUDED.set_official_count, rarity = EXCLUDED.rarity, attributes = EXCLUDED.attributes,
-  parallels = EXCLUDED.parallels, variants = EXCLUDED.variants, name_key = EXCLUDED.name_key,
+  parallels = EXCLUDED.parallels, variants = EXCLUDED.variants, tcgplayer_products = EXCLUDED.tcgplayer_products, name_key = EXCLUDED.name_key,
   number_key = EXCLUDED.number_key, brand_key = EXCLUDED.brand_key, catalog = EXCLUDED.catalog,
   record_hash = EXCLUDED.record_hash, updated_at = now()
 WHERE valuation.catalog_cards.record_hash IS DISTINCT FROM EXCLUDED.record_hash

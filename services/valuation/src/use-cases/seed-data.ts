@@ -7,6 +7,7 @@ import type { PrismaClient } from '../db';
 import { cardProfilesFromCatalog, type CatalogCardLike } from '../domain/card-profile';
 import { generateSampleSales, pickCoveredCards } from '../domain/sales-generator';
 import { catalogCardCount, importCatalogFile } from './import-catalog';
+import { importGradedTable, importMarketSnapshot, marketPriceCount } from './import-prices';
 import { ingestSales } from './ingest-sales';
 
 export function catalogFiles(dir: string): string[] {
@@ -24,6 +25,26 @@ export async function loadCatalogIfEmpty(prisma: PrismaClient, dir: string, logg
     logger.info({ catalog: result.catalog, inserted: result.inserted, rejected: result.rejected }, 'catalog imported');
   }
   logger.info({ ms: Math.round(performance.now() - started) }, 'catalog loaded on first start');
+}
+
+/**
+ * The repository's dated price snapshot on first start: every `tcgplayer-*.csv(.gz)` daily market-price file and
+ * every `graded-<source>.csv` table of `dir`. A no-op once any market price is stored.
+ */
+export async function loadPricesIfEmpty(prisma: PrismaClient, dir: string, logger: Logger): Promise<void> {
+  if ((await marketPriceCount(prisma)) > 0) return;
+  const started = performance.now();
+  const files = readdirSync(dir).sort();
+  for (const file of files.filter((f) => /^tcgplayer-.*\.csv(\.gz)?$/.test(f))) {
+    const result = await importMarketSnapshot(prisma, path.join(dir, file));
+    logger.info({ file, inserted: result.inserted, unmatched: result.unmatched, rejected: result.rejected, days: `${result.firstDay}..${result.lastDay}`, ms: result.ms }, 'market prices imported');
+  }
+  for (const file of files.filter((f) => /^graded-[a-z0-9-]+\.csv(\.gz)?$/.test(f))) {
+    const source = /^graded-([a-z0-9-]+)\.csv/.exec(file)![1]!;
+    const result = await importGradedTable(prisma, path.join(dir, file), source);
+    logger.info({ file, inserted: result.inserted, unmatched: result.unmatched, rejected: result.rejected, ms: result.ms }, 'graded price table imported');
+  }
+  logger.info({ ms: Math.round(performance.now() - started) }, 'market price snapshot loaded on first start');
 }
 
 /** The whole catalog as CardProfiles (subject popularity needs every card). */

@@ -545,6 +545,28 @@ export interface ValueEstimate {
   sampleData: boolean;
   /** How the raw estimate was computed, in words (e.g. `time-weighted median of 12 raw sales`). */
   method: string;
+  /** Where the raw and the graded figures come from; absent where there is no such estimate. */
+  rawSource?: PriceSource | undefined;
+  gradedSource?:
+    | PriceSource
+    | undefined;
+  /** The printing priced, as the marketplace names it (e.g. `Reverse Holofoil`); empty when not known. */
+  printing: string;
+  /** The range the printing is offered at: listing low and high of the latest day (market-price feeds only). */
+  rawLowCents?: number | undefined;
+  rawHighCents?: number | undefined;
+}
+
+/** The source of a value figure, to be shown beside it. */
+export interface PriceSource {
+  /** e.g. `TCGplayer market price`, `PriceCharting graded values of this card`. */
+  name: string;
+  /** Day of the newest figure used, YYYY-MM-DD. */
+  asOf: string;
+  /** Figures behind the estimate: days of market prices, table values, or sales. */
+  dataPoints: number;
+  /** Attribution to show wherever the figure is shown. */
+  attribution: string;
 }
 
 /** Recent market movement for a card. Every number is absent when there is not enough data. */
@@ -558,7 +580,15 @@ export interface MarketTrend {
     | number
     | undefined;
   /** Robust dispersion of log sale prices over 90 days (1.4826 x MAD), in percent; absent under 4 sales. */
-  volatilityPercent?: number | undefined;
+  volatilityPercent?:
+    | number
+    | undefined;
+  /** What the trend is measured on: `sales` (fields 1-6) or `daily_market_price` (change_30d_percent, 7 and 8). */
+  basis: string;
+  /** daily_market_price: days with a market price in the last 30. */
+  priceDays30d: number;
+  /** daily_market_price: standard deviation of daily log changes scaled to 30 days, in percent. */
+  volatility30dPercent?: number | undefined;
 }
 
 export interface MarketAnalysis {
@@ -2577,6 +2607,11 @@ function createBaseValueEstimate(): ValueEstimate {
     compCount: 0,
     sampleData: false,
     method: "",
+    rawSource: undefined,
+    gradedSource: undefined,
+    printing: "",
+    rawLowCents: undefined,
+    rawHighCents: undefined,
   };
 }
 
@@ -2614,6 +2649,21 @@ export const ValueEstimate: MessageFns<ValueEstimate> = {
     }
     if (message.method !== "") {
       writer.uint32(90).string(message.method);
+    }
+    if (message.rawSource !== undefined) {
+      PriceSource.encode(message.rawSource, writer.uint32(98).fork()).join();
+    }
+    if (message.gradedSource !== undefined) {
+      PriceSource.encode(message.gradedSource, writer.uint32(106).fork()).join();
+    }
+    if (message.printing !== "") {
+      writer.uint32(114).string(message.printing);
+    }
+    if (message.rawLowCents !== undefined) {
+      writer.uint32(120).int64(message.rawLowCents);
+    }
+    if (message.rawHighCents !== undefined) {
+      writer.uint32(128).int64(message.rawHighCents);
     }
     return writer;
   },
@@ -2719,6 +2769,46 @@ export const ValueEstimate: MessageFns<ValueEstimate> = {
             message.method = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.rawSource = PriceSource.decode(reader, reader.uint32());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.gradedSource = PriceSource.decode(reader, reader.uint32());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.printing = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.rawLowCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.rawHighCents = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2780,6 +2870,27 @@ export const ValueEstimate: MessageFns<ValueEstimate> = {
         ? globalThis.Boolean(object.sample_data)
         : false,
       method: isSet(object.method) ? globalThis.String(object.method) : "",
+      rawSource: isSet(object.rawSource)
+        ? PriceSource.fromJSON(object.rawSource)
+        : isSet(object.raw_source)
+        ? PriceSource.fromJSON(object.raw_source)
+        : undefined,
+      gradedSource: isSet(object.gradedSource)
+        ? PriceSource.fromJSON(object.gradedSource)
+        : isSet(object.graded_source)
+        ? PriceSource.fromJSON(object.graded_source)
+        : undefined,
+      printing: isSet(object.printing) ? globalThis.String(object.printing) : "",
+      rawLowCents: isSet(object.rawLowCents)
+        ? globalThis.Number(object.rawLowCents)
+        : isSet(object.raw_low_cents)
+        ? globalThis.Number(object.raw_low_cents)
+        : undefined,
+      rawHighCents: isSet(object.rawHighCents)
+        ? globalThis.Number(object.rawHighCents)
+        : isSet(object.raw_high_cents)
+        ? globalThis.Number(object.raw_high_cents)
+        : undefined,
     };
   },
 
@@ -2818,6 +2929,21 @@ export const ValueEstimate: MessageFns<ValueEstimate> = {
     if (message.method !== "") {
       obj.method = message.method;
     }
+    if (message.rawSource !== undefined) {
+      obj.rawSource = PriceSource.toJSON(message.rawSource);
+    }
+    if (message.gradedSource !== undefined) {
+      obj.gradedSource = PriceSource.toJSON(message.gradedSource);
+    }
+    if (message.printing !== "") {
+      obj.printing = message.printing;
+    }
+    if (message.rawLowCents !== undefined) {
+      obj.rawLowCents = Math.round(message.rawLowCents);
+    }
+    if (message.rawHighCents !== undefined) {
+      obj.rawHighCents = Math.round(message.rawHighCents);
+    }
     return obj;
   },
 
@@ -2839,6 +2965,140 @@ export const ValueEstimate: MessageFns<ValueEstimate> = {
     message.compCount = object.compCount ?? 0;
     message.sampleData = object.sampleData ?? false;
     message.method = object.method ?? "";
+    message.rawSource = (object.rawSource !== undefined && object.rawSource !== null)
+      ? PriceSource.fromPartial(object.rawSource)
+      : undefined;
+    message.gradedSource = (object.gradedSource !== undefined && object.gradedSource !== null)
+      ? PriceSource.fromPartial(object.gradedSource)
+      : undefined;
+    message.printing = object.printing ?? "";
+    message.rawLowCents = object.rawLowCents ?? undefined;
+    message.rawHighCents = object.rawHighCents ?? undefined;
+    return message;
+  },
+};
+
+function createBasePriceSource(): PriceSource {
+  return { name: "", asOf: "", dataPoints: 0, attribution: "" };
+}
+
+export const PriceSource: MessageFns<PriceSource> = {
+  encode(message: PriceSource, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.asOf !== "") {
+      writer.uint32(18).string(message.asOf);
+    }
+    if (message.dataPoints !== 0) {
+      writer.uint32(24).int32(message.dataPoints);
+    }
+    if (message.attribution !== "") {
+      writer.uint32(34).string(message.attribution);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PriceSource {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePriceSource();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.asOf = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.dataPoints = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.attribution = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PriceSource {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      asOf: isSet(object.asOf)
+        ? globalThis.String(object.asOf)
+        : isSet(object.as_of)
+        ? globalThis.String(object.as_of)
+        : "",
+      dataPoints: isSet(object.dataPoints)
+        ? globalThis.Number(object.dataPoints)
+        : isSet(object.data_points)
+        ? globalThis.Number(object.data_points)
+        : 0,
+      attribution: isSet(object.attribution) ? globalThis.String(object.attribution) : "",
+    };
+  },
+
+  toJSON(message: PriceSource): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.asOf !== "") {
+      obj.asOf = message.asOf;
+    }
+    if (message.dataPoints !== 0) {
+      obj.dataPoints = Math.round(message.dataPoints);
+    }
+    if (message.attribution !== "") {
+      obj.attribution = message.attribution;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PriceSource>, I>>(base?: I): PriceSource {
+    return PriceSource.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PriceSource>, I>>(object: I): PriceSource {
+    const message = createBasePriceSource();
+    message.name = object.name ?? "";
+    message.asOf = object.asOf ?? "";
+    message.dataPoints = object.dataPoints ?? 0;
+    message.attribution = object.attribution ?? "";
     return message;
   },
 };
@@ -2851,6 +3111,9 @@ function createBaseMarketTrend(): MarketTrend {
     sales90d: 0,
     medianPrice30dCents: undefined,
     volatilityPercent: undefined,
+    basis: "",
+    priceDays30d: 0,
+    volatility30dPercent: undefined,
   };
 }
 
@@ -2873,6 +3136,15 @@ export const MarketTrend: MessageFns<MarketTrend> = {
     }
     if (message.volatilityPercent !== undefined) {
       writer.uint32(49).double(message.volatilityPercent);
+    }
+    if (message.basis !== "") {
+      writer.uint32(58).string(message.basis);
+    }
+    if (message.priceDays30d !== 0) {
+      writer.uint32(64).int32(message.priceDays30d);
+    }
+    if (message.volatility30dPercent !== undefined) {
+      writer.uint32(73).double(message.volatility30dPercent);
     }
     return writer;
   },
@@ -2938,6 +3210,30 @@ export const MarketTrend: MessageFns<MarketTrend> = {
             message.volatilityPercent = reader.double();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.basis = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.priceDays30d = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.volatility30dPercent = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2982,6 +3278,17 @@ export const MarketTrend: MessageFns<MarketTrend> = {
         : isSet(object.volatility_percent)
         ? globalThis.Number(object.volatility_percent)
         : undefined,
+      basis: isSet(object.basis) ? globalThis.String(object.basis) : "",
+      priceDays30d: isSet(object.priceDays30d)
+        ? globalThis.Number(object.priceDays30d)
+        : isSet(object.price_days_30d)
+        ? globalThis.Number(object.price_days_30d)
+        : 0,
+      volatility30dPercent: isSet(object.volatility30dPercent)
+        ? globalThis.Number(object.volatility30dPercent)
+        : isSet(object.volatility_30d_percent)
+        ? globalThis.Number(object.volatility_30d_percent)
+        : undefined,
     };
   },
 
@@ -3005,6 +3312,15 @@ export const MarketTrend: MessageFns<MarketTrend> = {
     if (message.volatilityPercent !== undefined) {
       obj.volatilityPercent = floatToJson(message.volatilityPercent);
     }
+    if (message.basis !== "") {
+      obj.basis = message.basis;
+    }
+    if (message.priceDays30d !== 0) {
+      obj.priceDays30d = Math.round(message.priceDays30d);
+    }
+    if (message.volatility30dPercent !== undefined) {
+      obj.volatility30dPercent = floatToJson(message.volatility30dPercent);
+    }
     return obj;
   },
 
@@ -3019,6 +3335,9 @@ export const MarketTrend: MessageFns<MarketTrend> = {
     message.sales90d = object.sales90d ?? 0;
     message.medianPrice30dCents = object.medianPrice30dCents ?? undefined;
     message.volatilityPercent = object.volatilityPercent ?? undefined;
+    message.basis = object.basis ?? "";
+    message.priceDays30d = object.priceDays30d ?? 0;
+    message.volatility30dPercent = object.volatility30dPercent ?? undefined;
     return message;
   },
 };
