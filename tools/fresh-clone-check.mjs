@@ -92,6 +92,7 @@ try {
   for (const seed of readdirSync(photos).sort()) {
     const truth = JSON.parse(readFileSync(path.join(photos, seed, 'label.json'), 'utf8')).card;
     const form = new FormData();
+    form.append('modules', 'full');
     for (const side of ['front', 'back']) form.append(side, new Blob([readFileSync(path.join(photos, seed, `${side}.jpg`))], { type: 'image/jpeg' }), `${side}.jpg`);
     const registered = await api('POST', '/v1/agents', { json: { name: `fresh-clone-check-${seed}` } });
     if (registered.status !== 201) throw new Error(`POST /v1/agents answered ${registered.status}: ${JSON.stringify(registered.body)}`);

@@ -7,7 +7,7 @@ import { marketPrintingsFor, marketProductsFor } from '../src/catalog/printings'
 import { GradedPriceModel, gradedFromTable, gradedValue } from '../src/domain/graded-prices';
 import { marketValue } from '../src/domain/market-value';
 import { parseGradedTable, parseMarketSnapshot, parseTcgcsvPrices } from '../src/domain/price-files';
-import { dayString, rawFromSeries, seriesTrend, type DailyPrice } from '../src/domain/price-series';
+import { dayNumber, dayString, mergeDays, rawFromSeries, seriesDays, seriesTrend, type DailyPrice, type DayPrices } from '../src/domain/price-series';
 
 const day = (n: number) => dayString(20_357 + n); // 2025-09-26 + n
 const series = (cents: (number | null)[], start = 0): DailyPrice[] =>
@@ -98,6 +98,39 @@ describe('daily series', () => {
     // Only the last 30 days count: an old spike outside the window changes nothing.
     const withOld = seriesTrend(series([99_999, ...Array.from({ length: 31 }, () => 500)], -1));
     expect(withOld.changePercent).toBe(0);
+  });
+});
+
+describe('stored series', () => {
+  const dayPrices = (n: number, marketCents: number | null, low: number | null = null): DayPrices => ({ day: day(n), marketCents, lowCents: low, midCents: null, highCents: null, directLowCents: null });
+
+  it('merging days in any order gives one series; the same days again change nothing; a changed day is an update', () => {
+    const first = mergeDays(null, [dayPrices(2, 120, 100), dayPrices(0, 100)]);
+    expect(first.counts).toEqual({ inserted: 2, updated: 0, unchanged: 0 });
+    expect(first.series).toEqual({ firstDay: day(0), marketCents: [100, null, 120], latestDay: day(2), lowCents: 100, midCents: null, highCents: null, directLowCents: null });
+    expect(mergeDays(first.series, [dayPrices(0, 100), dayPrices(2, 120, 100)]).counts).toEqual({ inserted: 0, updated: 0, unchanged: 2 });
+    const changed = mergeDays(first.series, [dayPrices(2, 125, 100), dayPrices(1, 110), dayPrices(-1, 90)]);
+    expect(changed.counts).toEqual({ inserted: 2, updated: 1, unchanged: 0 });
+    expect(changed.series.firstDay).toBe(day(-1));
+    expect(changed.series.marketCents).toEqual([90, 100, 110, 125]);
+    expect(seriesDays(changed.series).map((d) => d.marketCents)).toEqual([90, 100, 110, 125]);
+    expect(seriesDays(changed.series).at(-1)).toMatchObject({ day: day(2), lowCents: 100 });
+  });
+
+  it('any sequence of imports (with repeats) gives the series of the last value per day', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.option(fc.integer({ min: 1, max: 1000 }), { nil: null })), { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 5 }), (entries, chunks) => {
+        let stored = null as ReturnType<typeof mergeDays>['series'] | null;
+        const size = Math.ceil(entries.length / chunks);
+        for (let i = 0; i < entries.length; i += size) stored = mergeDays(stored, entries.slice(i, i + size).map(([n, c]) => dayPrices(n, c))).series;
+        const expected = new Map<number, number | null>();
+        for (const [n, c] of entries) expected.set(n, c);
+        const days = seriesDays(stored!);
+        for (const d of days) expect(d.marketCents).toBe(expected.get(dayNumber(d.day) - dayNumber(day(0))) ?? null);
+        const again = mergeDays(stored, entries.map(([n]) => dayPrices(n, expected.get(n)!)));
+        expect(again.counts.inserted + again.counts.updated).toBe(0);
+      }),
+    );
   });
 });
 

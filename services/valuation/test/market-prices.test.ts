@@ -172,6 +172,31 @@ function suite(mode: 'pglite' | 'postgres') {
     expect(thin.insights).toMatch(/Raw value about \$39\.67/);
   });
 
+  it('two days imported at once both land in the series (each series is merged with its row locked)', async () => {
+    const work = mkdtempSync(path.join(os.tmpdir(), 'tcgcsv-days-'));
+    for (const [day, dollars] of [['2025-10-27', 471], ['2025-10-28', 472]] as const) {
+      cpSync(dayFolder, path.join(work, day), { recursive: true });
+      const file = path.join(work, day, '3', '604', 'prices');
+      const doc = JSON.parse(readFileSync(file, 'utf8')) as { results: { productId: number; subTypeName: string; marketPrice: number }[] };
+      doc.results.find((r) => r.productId === 42382 && r.subTypeName === 'Holofoil')!.marketPrice = dollars;
+      writeFileSync(file, JSON.stringify(doc));
+    }
+    const before = await value('base1-4', '');
+    const opened = await Promise.all([openPrisma(PrismaClient, database), openPrisma(PrismaClient, database)]);
+    try {
+      const results = await Promise.all([importTcgcsvDay(opened[0].prisma, path.join(work, '2025-10-27')), importTcgcsvDay(opened[1].prisma, path.join(work, '2025-10-28'))]);
+      expect(results.map((r) => r.inserted)).toEqual([results[0].inserted, results[0].inserted]);
+      expect(results[0].inserted).toBeGreaterThan(200);
+    } finally {
+      await Promise.all(opened.map((o) => o.close()));
+    }
+    forgetDatasetLastDay();
+    const after = await value('base1-4', '');
+    expect(after.rawEstimateCents).toBe(47_200);
+    expect(after.rawSource?.asOf).toBe('2025-10-28');
+    expect(after.rawSource!.dataPoints).toBe(before.rawSource!.dataPoints + 2);
+  });
+
   it('a card with no market data falls back to recorded sales, and says there are none', async () => {
     const sports = await value('8b6e77be-cbdb-4f43-82f5-139e17f941c6', '');
     expect(sports.rawEstimateCents).toBeUndefined();

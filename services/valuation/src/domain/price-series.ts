@@ -130,3 +130,96 @@ export const SERIES_ESTIMATORS = {
     return Math.round(Math.exp(sum / weight));
   },
 } as const satisfies Record<string, (prior: readonly number[]) => number>;
+
+/** A stored daily series (valuation.market_price_series): market prices from firstDay, listing prices of latestDay. */
+export interface StoredSeries {
+  firstDay: string;
+  /** Element i: the market price of firstDay + i (null: none that day). */
+  marketCents: (number | null)[];
+  latestDay: string;
+  lowCents: number | null;
+  midCents: number | null;
+  highCents: number | null;
+  directLowCents: number | null;
+}
+
+/** One day's prices of one printing as a feed publishes them. */
+export interface DayPrices {
+  day: string;
+  marketCents: number | null;
+  lowCents: number | null;
+  midCents: number | null;
+  highCents: number | null;
+  directLowCents: number | null;
+}
+
+/** The stored series as days (listing prices on the newest day only). */
+export function seriesDays(stored: StoredSeries): DailyPrice[] {
+  const first = dayNumber(stored.firstDay);
+  const latest = dayNumber(stored.latestDay);
+  const days: DailyPrice[] = stored.marketCents.map((marketCents, i) => ({ day: dayString(first + i), marketCents, lowCents: null, midCents: null, highCents: null }));
+  const index = latest - first;
+  if (index >= days.length) days.push({ day: stored.latestDay, marketCents: null, lowCents: null, midCents: null, highCents: null });
+  const newest = days[Math.max(0, Math.min(index, days.length - 1))]!;
+  if (newest.day === stored.latestDay) Object.assign(newest, { lowCents: stored.lowCents, midCents: stored.midCents, highCents: stored.highCents });
+  return days;
+}
+
+export interface MergeCounts {
+  /** Days (with prices) the series did not have. */
+  inserted: number;
+  /** Days whose prices changed. */
+  updated: number;
+  unchanged: number;
+}
+
+/**
+ * Merges a feed's days into a stored series (null: none yet). A day already stored with the same prices is
+ * unchanged, so re-importing a day writes nothing; days may arrive in any order.
+ */
+export function mergeDays(stored: StoredSeries | null, incoming: readonly DayPrices[]): { series: StoredSeries; counts: MergeCounts } {
+  const counts: MergeCounts = { inserted: 0, updated: 0, unchanged: 0 };
+  const market = new Map<number, number | null>();
+  let latest: DayPrices | null = null;
+  if (stored) {
+    const first = dayNumber(stored.firstDay);
+    stored.marketCents.forEach((cents, i) => market.set(first + i, cents));
+    latest = { day: stored.latestDay, marketCents: null, lowCents: stored.lowCents, midCents: stored.midCents, highCents: stored.highCents, directLowCents: stored.directLowCents };
+  }
+  const storedMarket = new Map(market);
+  const storedLatest = latest;
+  for (const d of incoming) {
+    const n = dayNumber(d.day);
+    const storedCents = storedMarket.get(n) ?? null;
+    const isStoredLatest = storedLatest !== null && storedLatest.day === d.day;
+    const listing = [d.lowCents, d.midCents, d.highCents, d.directLowCents];
+    const hasListing = listing.some((v) => v !== null);
+    const sameListing = isStoredLatest ? [storedLatest.lowCents, storedLatest.midCents, storedLatest.highCents, storedLatest.directLowCents].every((v, i) => v === listing[i]) : true;
+    const newNewest = hasListing && (storedLatest === null || d.day > storedLatest.day);
+    if (storedCents === d.marketCents && sameListing && !newNewest) counts.unchanged++;
+    else if (storedCents === null && !isStoredLatest) counts.inserted++;
+    else counts.updated++;
+    market.set(n, d.marketCents);
+    if ((d.marketCents !== null || hasListing) && (latest === null || d.day >= latest.day)) latest = d;
+  }
+  if (latest === null) latest = incoming[incoming.length - 1]!;
+  const numbers = [...market.keys()].sort((a, b) => a - b);
+  const first = numbers[0]!;
+  const last = numbers[numbers.length - 1]!;
+  const marketCents: (number | null)[] = [];
+  for (let n = first; n <= last; n++) marketCents.push(market.get(n) ?? null);
+  // No market price at the end (a newest day with listing prices only) is not stored as a trailing null.
+  while (marketCents.length > 1 && marketCents[marketCents.length - 1] === null) marketCents.pop();
+  return {
+    series: {
+      firstDay: dayString(first),
+      marketCents,
+      latestDay: latest!.day,
+      lowCents: latest!.lowCents,
+      midCents: latest!.midCents,
+      highCents: latest!.highCents,
+      directLowCents: latest!.directLowCents,
+    },
+    counts,
+  };
+}

@@ -2,10 +2,11 @@
 // cannot be used counted by reason.
 //
 // Daily marketplace prices (ingestMarketObservations): each observation names a marketplace product and
-// printing; the catalog's product ids (catalog_cards.tcgplayer_products, from TCGdex) join it to catalog cards. A
-// row is keyed by (source, card, product, printing, day): a re-imported day rewrites nothing when unchanged and updates what
-// changed. Readers: a tcgcsv day (a folder `<day>/<category>/<group>/prices`, or the `.7z` archive of one), and
-// the repository's wide snapshot (packages/catalog-data/prices/tcgplayer-pokemon-daily.csv.gz).
+// printing; the catalog's product ids (catalog_cards.tcgplayer_products, from TCGdex) join it to catalog cards.
+// Each (source, card, product, printing) is one stored series; a day merges into it: a re-imported day rewrites
+// nothing when unchanged and updates what changed, and the counts are in days. Readers: a tcgcsv day (a folder
+// `<day>/<category>/<group>/prices`, or the `.7z` archive of one), and the repository's wide snapshot
+// (packages/catalog-data/prices/tcgplayer-pokemon-daily.csv.gz).
 //
 // Graded price tables (ingestGradedTable): keyed by (source, card, grader, grade, as-of day); cards not in the
 // catalog are counted as unmatched.
@@ -15,6 +16,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { PrismaClient } from '../db';
 import { parseGradedTable, parseMarketSnapshot, parseTcgcsvPrices, type GradedTableRow, type MarketObservation } from '../domain/price-files';
+import { mergeDays, type DayPrices, type StoredSeries } from '../domain/price-series';
 import type { RejectedRow } from '../domain/sales-file';
 
 export const TCGPLAYER_SOURCE = 'tcgplayer';
@@ -68,23 +70,57 @@ export async function tcgplayerProductIndex(prisma: PrismaClient): Promise<Map<n
   return index;
 }
 
-const BATCH = 5000;
+const BATCH = 2000;
 
-const MARKET_UPSERT_SQL = `
-INSERT INTO valuation.market_prices
-  (source, card_id, printing, day, product_id, market_cents, low_cents, mid_cents, high_cents, direct_low_cents)
-SELECT $2, r.c, r.p, r.d::date, r.i, r.m, r.l, r.md, r.h, r.dl
-FROM jsonb_to_recordset($1::jsonb) AS r(c text, p text, d text, i int, m int, l int, md int, h int, dl int)
-ON CONFLICT (source, card_id, product_id, printing, day) DO UPDATE SET
-  product_id = EXCLUDED.product_id, market_cents = EXCLUDED.market_cents, low_cents = EXCLUDED.low_cents,
-  mid_cents = EXCLUDED.mid_cents, high_cents = EXCLUDED.high_cents, direct_low_cents = EXCLUDED.direct_low_cents
-WHERE (valuation.market_prices.product_id, valuation.market_prices.market_cents, valuation.market_prices.low_cents,
-       valuation.market_prices.mid_cents, valuation.market_prices.high_cents, valuation.market_prices.direct_low_cents)
-  IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.market_cents, EXCLUDED.low_cents, EXCLUDED.mid_cents,
-       EXCLUDED.high_cents, EXCLUDED.direct_low_cents)
-RETURNING (xmax = 0) AS inserted`;
+interface SeriesRow {
+  card_id: string;
+  product_id: number;
+  printing: string;
+  first_day: Date | string;
+  market_cents: (number | null)[] | null;
+  latest_day: Date | string;
+  low_cents: number | null;
+  mid_cents: number | null;
+  high_cents: number | null;
+  direct_low_cents: number | null;
+}
 
-/** The one ingestion path for daily marketplace prices (see the file comment). */
+const dayText = (value: Date | string): string => (typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10));
+
+export function storedSeriesOf(row: SeriesRow): StoredSeries {
+  return {
+    firstDay: dayText(row.first_day),
+    marketCents: (row.market_cents ?? []).map((c) => (c === null ? null : Number(c))),
+    latestDay: dayText(row.latest_day),
+    lowCents: row.low_cents,
+    midCents: row.mid_cents,
+    highCents: row.high_cents,
+    directLowCents: row.direct_low_cents,
+  };
+}
+
+const SELECT_FOR_UPDATE_SQL = `
+SELECT s.card_id, s.product_id, s.printing, s.first_day, s.market_cents, s.latest_day, s.low_cents, s.mid_cents, s.high_cents, s.direct_low_cents
+  FROM valuation.market_price_series s
+  JOIN unnest($2::text[], $3::int[], $4::text[]) AS k(card_id, product_id, printing)
+    ON s.card_id = k.card_id AND s.product_id = k.product_id AND s.printing = k.printing
+ WHERE s.source = $1
+ FOR UPDATE OF s`;
+
+const UPSERT_SQL = `
+INSERT INTO valuation.market_price_series
+  (source, card_id, product_id, printing, first_day, market_cents, latest_day, low_cents, mid_cents, high_cents, direct_low_cents)
+SELECT $2, r.c, r.i, r.p, r.f::date, r.m, r.t::date, r.l, r.md, r.h, r.dl
+FROM jsonb_to_recordset($1::jsonb) AS r(c text, i int, p text, f text, m int[], t text, l int, md int, h int, dl int)
+ON CONFLICT (source, card_id, product_id, printing) DO UPDATE SET
+  first_day = EXCLUDED.first_day, market_cents = EXCLUDED.market_cents, latest_day = EXCLUDED.latest_day,
+  low_cents = EXCLUDED.low_cents, mid_cents = EXCLUDED.mid_cents, high_cents = EXCLUDED.high_cents,
+  direct_low_cents = EXCLUDED.direct_low_cents`;
+
+/**
+ * The one ingestion path for daily marketplace prices (see the file comment). Each series is read, merged and
+ * written back in one transaction with its rows locked, so two imports at once cannot lose each other's days.
+ */
 export async function ingestMarketObservations(
   prisma: PrismaClient,
   source: string,
@@ -93,8 +129,8 @@ export async function ingestMarketObservations(
   index?: Map<number, string[]>,
 ): Promise<PriceImportResult> {
   const products = index ?? (await tcgplayerProductIndex(prisma));
-  // One row per key: a later observation of the same (card, printing, day) wins, as it would across batches.
-  const rows = new Map<string, { c: string; p: string; d: string; i: number; m: number | null; l: number | null; md: number | null; h: number | null; dl: number | null }>();
+  // Days per series key; a later observation of the same day wins, as it would across files.
+  const bySeries = new Map<string, { card: string; product: number; printing: string; days: Map<string, DayPrices> }>();
   for (const o of observations) {
     result.read++;
     noteDay(result, o.day);
@@ -104,17 +140,36 @@ export async function ingestMarketObservations(
       continue;
     }
     for (const card of cards) {
-      rows.set(`${card}\u0000${o.productId}\u0000${o.printing}\u0000${o.day}`, { c: card, p: o.printing, d: o.day, i: o.productId, m: o.marketCents, l: o.lowCents, md: o.midCents, h: o.highCents, dl: o.directLowCents });
+      const key = `${card}\u0000${o.productId}\u0000${o.printing}`;
+      let entry = bySeries.get(key);
+      if (!entry) bySeries.set(key, (entry = { card, product: o.productId, printing: o.printing, days: new Map() }));
+      entry.days.set(o.day, { day: o.day, marketCents: o.marketCents, lowCents: o.lowCents, midCents: o.midCents, highCents: o.highCents, directLowCents: o.directLowCents });
     }
   }
-  const all = [...rows.values()];
+  const all = [...bySeries.values()];
   for (let start = 0; start < all.length; start += BATCH) {
     const batch = all.slice(start, start + BATCH);
-    const written = await prisma.$queryRawUnsafe<{ inserted: boolean }[]>(MARKET_UPSERT_SQL, JSON.stringify(batch), source);
-    const inserted = written.filter((w) => w.inserted).length;
-    result.inserted += inserted;
-    result.updated += written.length - inserted;
-    result.unchanged += batch.length - written.length;
+    await prisma.$transaction(async (tx) => {
+      const existing = await tx.$queryRawUnsafe<SeriesRow[]>(
+        SELECT_FOR_UPDATE_SQL,
+        source,
+        batch.map((b) => b.card),
+        batch.map((b) => b.product),
+        batch.map((b) => b.printing),
+      );
+      const stored = new Map(existing.map((row) => [`${row.card_id}\u0000${Number(row.product_id)}\u0000${row.printing}`, storedSeriesOf(row)]));
+      const writes: object[] = [];
+      for (const entry of batch) {
+        const before = stored.get(`${entry.card}\u0000${entry.product}\u0000${entry.printing}`) ?? null;
+        const { series, counts } = mergeDays(before, [...entry.days.values()]);
+        result.inserted += counts.inserted;
+        result.updated += counts.updated;
+        result.unchanged += counts.unchanged;
+        if (counts.inserted + counts.updated === 0) continue;
+        writes.push({ c: entry.card, i: entry.product, p: entry.printing, f: series.firstDay, m: series.marketCents, t: series.latestDay, l: series.lowCents, md: series.midCents, h: series.highCents, dl: series.directLowCents });
+      }
+      if (writes.length > 0) await tx.$executeRawUnsafe(UPSERT_SQL, JSON.stringify(writes), source);
+    }, { timeout: 120_000 });
   }
   return result;
 }
@@ -133,7 +188,7 @@ export async function importMarketSnapshot(prisma: PrismaClient, file: string, s
   const parsed = parseMarketSnapshot((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
   addRejections(result, parsed.rejected);
   await ingestMarketObservations(prisma, source, parsed.observations, result);
-  return finish(prisma, result, 'market_prices', started);
+  return finish(prisma, result, 'market_price_series', started);
 }
 
 /** `prices-2025-10-26.ppmd.7z`, `2025-10-26`: the day a tcgcsv archive or folder is for. */
@@ -207,7 +262,7 @@ export async function importTcgcsvDay(prisma: PrismaClient, input: string, optio
       observations.push(...parsed.observations);
     }
     await ingestMarketObservations(prisma, source, observations, result, options.index);
-    return await finish(prisma, result, 'market_prices', started);
+    return await finish(prisma, result, 'market_price_series', started);
   } finally {
     extracted?.cleanup();
   }
@@ -258,6 +313,6 @@ export async function importGradedTable(prisma: PrismaClient, file: string, sour
 }
 
 export async function marketPriceCount(prisma: PrismaClient): Promise<number> {
-  const [row] = await prisma.$queryRawUnsafe<{ n: bigint | number }[]>('SELECT count(*) AS n FROM (SELECT 1 FROM valuation.market_prices LIMIT 1) t');
+  const [row] = await prisma.$queryRawUnsafe<{ n: bigint | number }[]>('SELECT count(*) AS n FROM (SELECT 1 FROM valuation.market_price_series LIMIT 1) t');
   return Number(row?.n ?? 0);
 }

@@ -3,8 +3,8 @@
 import type { PrismaClient } from '../db';
 import { marketPrintingsFor, marketProductsFor, type MarketVariant } from '../catalog/printings';
 import { GradedPriceModel, type GradedTableValue } from '../domain/graded-prices';
-import type { DailyPrice } from '../domain/price-series';
-import { TCGPLAYER_SOURCE } from './import-prices';
+import { seriesDays, type DailyPrice } from '../domain/price-series';
+import { storedSeriesOf, TCGPLAYER_SOURCE } from './import-prices';
 
 const dayText = (value: Date | string): string => (typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10));
 
@@ -33,10 +33,10 @@ async function catalogVariants(prisma: PrismaClient, cardId: string): Promise<{ 
 
 /** The card's market data for `parallel` as identification names it; null when the card has none at all. */
 export async function marketDataFor(prisma: PrismaClient, cardId: string, parallel: string, source = TCGPLAYER_SOURCE): Promise<CardMarketData | null> {
-  const [priceRows, gradedRows] = await Promise.all([
-    prisma.$queryRawUnsafe<{ product_id: number; printing: string; day: Date; market_cents: number | null; low_cents: number | null; mid_cents: number | null; high_cents: number | null }[]>(
-      `SELECT product_id, printing, day, market_cents, low_cents, mid_cents, high_cents FROM valuation.market_prices
-        WHERE source = $1 AND card_id = $2 ORDER BY day`,
+  const [seriesRows, gradedRows] = await Promise.all([
+    prisma.$queryRawUnsafe<Parameters<typeof storedSeriesOf>[0][]>(
+      `SELECT card_id, product_id, printing, first_day, market_cents, latest_day, low_cents, mid_cents, high_cents, direct_low_cents
+         FROM valuation.market_price_series WHERE source = $1 AND card_id = $2`,
       source,
       cardId,
     ),
@@ -46,24 +46,22 @@ export async function marketDataFor(prisma: PrismaClient, cardId: string, parall
       cardId,
     ),
   ]);
-  if (priceRows.length === 0 && gradedRows.length === 0) return null;
+  if (seriesRows.length === 0 && gradedRows.length === 0) return null;
   const { variants, products } = await catalogVariants(prisma, cardId);
   const wanted = marketPrintingsFor(parallel, [...new Set(variants.map((v) => v.type))]);
-  const pricedPrintings = [...new Set(priceRows.map((r) => r.printing))].sort();
+  const pricedPrintings = [...new Set(seriesRows.map((r) => r.printing))].sort();
   // The first (product, printing) with prices, products in the order the parallel names them.
-  const priced = new Set(priceRows.map((r) => `${r.product_id}\u0000${r.printing}`));
-  let chosen: { product: number; printing: string } | null = null;
+  const byKey = new Map(seriesRows.map((r) => [`${Number(r.product_id)}\u0000${r.printing}`, r]));
+  let chosen: (typeof seriesRows)[number] | null = null;
   for (const product of marketProductsFor(parallel, variants, products)) {
-    const printing = wanted.find((p) => priced.has(`${product}\u0000${p}`));
+    const printing = wanted.find((p) => byKey.has(`${product}\u0000${p}`));
     if (printing) {
-      chosen = { product, printing };
+      chosen = byKey.get(`${product}\u0000${printing}`)!;
       break;
     }
   }
   const printing = chosen?.printing ?? null;
-  const series: DailyPrice[] = priceRows
-    .filter((r) => chosen !== null && Number(r.product_id) === chosen.product && r.printing === chosen.printing)
-    .map((r) => ({ day: dayText(r.day), marketCents: r.market_cents, lowCents: r.low_cents, midCents: r.mid_cents, highCents: r.high_cents }));
+  const series: DailyPrice[] = chosen ? seriesDays(storedSeriesOf(chosen)) : [];
   const graded = gradedRows.filter((r) => r.grader !== '').map((r) => ({ grader: r.grader, grade: Number(r.grade), priceCents: Number(r.price_cents) }));
   const gradedAsOf = gradedRows.length > 0 ? gradedRows.map((r) => dayText(r.as_of)).sort().at(-1)! : null;
   const standardPrinting = ['', 'base', 'normal'].includes(parallel.trim().toLowerCase());
@@ -76,7 +74,7 @@ let lastDayCache: { source: string; day: string | null; at: number } | null = nu
 export async function datasetLastDay(prisma: PrismaClient, source = TCGPLAYER_SOURCE): Promise<string | null> {
   const now = Date.now();
   if (lastDayCache && lastDayCache.source === source && now - lastDayCache.at < 60_000) return lastDayCache.day;
-  const [row] = await prisma.$queryRawUnsafe<{ day: Date | null }[]>('SELECT max(day) AS day FROM valuation.market_prices WHERE source = $1', source);
+  const [row] = await prisma.$queryRawUnsafe<{ day: Date | null }[]>('SELECT max(latest_day) AS day FROM valuation.market_price_series WHERE source = $1', source);
   const day = row?.day ? dayText(row.day) : null;
   lastDayCache = { source, day, at: now };
   return day;
@@ -105,15 +103,17 @@ export async function gradedModelPairs(prisma: PrismaClient, source = TCGPLAYER_
        JOIN valuation.catalog_cards c ON c.id = g.card_id`,
   );
   if (rows.length === 0) return [];
-  const latest = await prisma.$queryRawUnsafe<{ card_id: string; product_id: number; printing: string; market_cents: number }[]>(
-    `SELECT DISTINCT ON (card_id, product_id, printing) card_id, product_id, printing, market_cents FROM valuation.market_prices
-      WHERE source = $1 AND market_cents IS NOT NULL AND card_id = ANY($2::text[])
-      ORDER BY card_id, product_id, printing, day DESC`,
+  // The newest market price of each series (the last non-null element of its array).
+  const latest = await prisma.$queryRawUnsafe<{ card_id: string; product_id: number; printing: string; market_cents: number | null }[]>(
+    `SELECT card_id, product_id, printing,
+            (SELECT m FROM unnest(market_cents) WITH ORDINALITY AS u(m, i) WHERE m IS NOT NULL ORDER BY i DESC LIMIT 1) AS market_cents
+       FROM valuation.market_price_series WHERE source = $1 AND card_id = ANY($2::text[])`,
     source,
     [...new Set(rows.map((r) => r.card_id))],
   );
   const rawOf = new Map<string, Map<string, number>>();
   for (const r of latest) {
+    if (r.market_cents === null) continue;
     const printings = rawOf.get(r.card_id) ?? new Map<string, number>();
     printings.set(`${r.product_id}\u0000${r.printing}`, Number(r.market_cents));
     rawOf.set(r.card_id, printings);

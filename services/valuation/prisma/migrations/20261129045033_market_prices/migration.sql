@@ -3,19 +3,20 @@
 ALTER TABLE "valuation"."catalog_cards" ADD COLUMN "tcgplayer_products" INTEGER[] DEFAULT ARRAY[]::INTEGER[];
 
 -- CreateTable
-CREATE TABLE "valuation"."market_prices" (
+CREATE TABLE "valuation"."market_price_series" (
     "source" VARCHAR(32) NOT NULL,
     "card_id" TEXT NOT NULL,
-    "printing" VARCHAR(48) NOT NULL,
-    "day" DATE NOT NULL,
     "product_id" INTEGER NOT NULL,
-    "market_cents" INTEGER,
+    "printing" VARCHAR(48) NOT NULL,
+    "first_day" DATE NOT NULL,
+    "market_cents" INTEGER[],
+    "latest_day" DATE NOT NULL,
     "low_cents" INTEGER,
     "mid_cents" INTEGER,
     "high_cents" INTEGER,
     "direct_low_cents" INTEGER,
 
-    CONSTRAINT "market_prices_pkey" PRIMARY KEY ("source","card_id","product_id","printing","day")
+    CONSTRAINT "market_price_series_pkey" PRIMARY KEY ("source","card_id","product_id","printing")
 );
 
 -- CreateTable
