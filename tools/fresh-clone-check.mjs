@@ -94,7 +94,7 @@ try {
     const form = new FormData();
     form.append('modules', 'full');
     for (const side of ['front', 'back']) form.append(side, new Blob([readFileSync(path.join(photos, seed, `${side}.jpg`))], { type: 'image/jpeg' }), `${side}.jpg`);
-    const registered = await api('POST', '/v1/agents', { json: { name: `fresh-clone-check-${seed}` } });
+    const registered = await api('POST', '/v1/agents', { json: { name: `fresh-clone-check-${seed}`, contactEmail: 'owner@example.com' } });
     if (registered.status !== 201) throw new Error(`POST /v1/agents answered ${registered.status}: ${JSON.stringify(registered.body)}`);
     const key = registered.body.apiKey;
     const submitted = await api('POST', '/v1/scans', { key, form, headers: { 'Idempotency-Key': `fresh-clone-${seed}` } });
