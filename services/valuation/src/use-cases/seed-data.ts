@@ -17,8 +17,21 @@ export function catalogFiles(dir: string): string[] {
     .map((f) => path.join(dir, f));
 }
 
+/**
+ * The catalogs of `dir` on first start; again when the stored Pokemon catalog carries no marketplace ids (a
+ * database loaded before they existed), so the price snapshot can join it. The import is idempotent: only
+ * changed cards are written.
+ */
 export async function loadCatalogIfEmpty(prisma: PrismaClient, dir: string, logger: Logger): Promise<void> {
-  if ((await catalogCardCount(prisma)) > 0) return;
+  if ((await catalogCardCount(prisma)) > 0) {
+    const [row] = await prisma.$queryRawUnsafe<{ pokemon: bigint | number; with_ids: bigint | number }[]>(
+      `SELECT count(*) FILTER (WHERE game = 'pokemon') AS pokemon,
+              count(*) FILTER (WHERE game = 'pokemon' AND cardinality(tcgplayer_products) > 0) AS with_ids
+         FROM valuation.catalog_cards`,
+    );
+    if (Number(row?.pokemon ?? 0) === 0 || Number(row?.with_ids ?? 0) > 0) return;
+    logger.info('stored catalog has no marketplace ids: re-importing the catalogs');
+  }
   const started = performance.now();
   for (const file of catalogFiles(dir)) {
     const result = await importCatalogFile(prisma, file);
