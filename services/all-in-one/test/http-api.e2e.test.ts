@@ -252,12 +252,18 @@ function apiSuite(mode: StackMode) {
         }, { deadlineMs: 10_000 });
         expect(r).toMatchObject({ inCatalog: true, cardId: 'base1-4' });
         expect(r.identification).toMatchObject({ name: 'Charizard', set: 'Base Set', number: '4/102', year: '1999', category: 'Pokemon' });
+        // Charizard has real TCGplayer prices (the test snapshot's last day is 2025-10-25) and its PriceCharting table.
         const value = await callUnary(valuation, 'valueCard', { cardId: 'base1-4', parallel: '', predictedGrade: 8, gradeDistribution: [] }, { deadlineMs: 10_000 });
-        // The test catalog gives every card sample sales: a number, labelled sample data.
-        expect(value.value!.rawEstimateCents).toBeGreaterThan(0);
-        expect(value.value!.sampleData).toBe(true);
+        expect(value.value).toMatchObject({ rawEstimateCents: 46_045, gradedEstimateCents: 65_000, sampleData: false, printing: 'Holofoil' });
+        expect(value.value!.rawSource).toMatchObject({ name: 'TCGplayer market price', asOf: '2025-10-25' });
         const market = await callUnary(valuation, 'analyzeMarket', { cardId: 'base1-4', parallel: '', predictedGrade: 8, gradeDistribution: [] }, { deadlineMs: 10_000 });
-        expect(market.market!.context).toMatch(/Sample data/);
+        expect(market.market!.context).toMatch(/TCGplayer/);
+        // A card without a TCGplayer id (a TCG Pocket promo) has no real price: the test catalog gives it sample sales, a
+        // number labelled sample data.
+        const unpriced = await callUnary(valuation, 'valueCard', { cardId: 'P-A-009', parallel: '', predictedGrade: 8, gradeDistribution: [] }, { deadlineMs: 10_000 });
+        expect(unpriced.value!.rawEstimateCents).toBeGreaterThan(0);
+        expect(unpriced.value!.sampleData).toBe(true);
+        expect(unpriced.value!.rawSource?.name).toMatch(/sample sales/);
         // From a photo: inference's evidence goes straight into identification.
         const sample = await generateSample(1_000_010, { photo: { megapixels: 2 } });
         const analysis = await callUnary(inference, 'analyzeCard', { front: sample.frontJpeg, back: sample.backJpeg, wantGrading: false, wantEvidence: true, wantOverlay: false }, { deadlineMs: 60_000 });

@@ -95,6 +95,7 @@ describe('embedded mode: the process dies mid-scan', () => {
       GATEWAY_PORT: '0',
       TRUST_PROXY_HOPS: '1',
       CATALOG_DIR: TEST_CATALOG_DIR,
+      PRICES_DIR: fileURLToPath(new URL('../../valuation/test/fixtures/prices', import.meta.url)),
       SAMPLE_SALES_SHARE: '1',
     });
     let output = '';

@@ -18,6 +18,8 @@ export type StackMode = 'embedded' | 'infra';
 
 /** The valuation service's test catalog (a sample of the shared catalogs). */
 const TEST_CATALOG_DIR = fileURLToPath(new URL('../../valuation/test/fixtures/catalog', import.meta.url));
+/** Real TCGplayer and PriceCharting rows of the test catalog's cards (the full snapshot is for `npm start`). */
+const TEST_PRICES_DIR = fileURLToPath(new URL('../../valuation/test/fixtures/prices', import.meta.url));
 
 export interface ApiResponse {
   status: number;
@@ -85,8 +87,9 @@ export async function startStack(
   try {
     embedded = await startEmbedded({
       database,
-      // A few hundred catalog cards, every one with sample sales: the full catalog takes ~25 s to load.
-      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', CATALOG_DIR: TEST_CATALOG_DIR, SAMPLE_SALES_SHARE: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix, GRADE_LOCK_KEY_PREFIX: redisPrefix } : {}), ...env },
+      // A few hundred catalog cards, every one with sample sales (the full catalog takes ~25 s to load), and the
+      // real prices of those of them TCGplayer prices.
+      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', CATALOG_DIR: TEST_CATALOG_DIR, PRICES_DIR: TEST_PRICES_DIR, SAMPLE_SALES_SHARE: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix, GRADE_LOCK_KEY_PREFIX: redisPrefix } : {}), ...env },
       logger,
       ...(mode === 'infra' ? { redisUrl: infraUrls().redisUrl } : {}),
       ...(bus ? { bus } : {}),

@@ -53,6 +53,7 @@ beforeAll(async () => {
       PGLITE_DIR: path.join(dataDir, 'pglite'),
       BLOB_DIR: path.join(dataDir, 'blobs'),
       CATALOG_DIR: TEST_CATALOG_DIR,
+      PRICES_DIR: fileURLToPath(new URL('../../valuation/test/fixtures/prices', import.meta.url)),
       SAMPLE_SALES_SHARE: '1',
       LOG_LEVEL: 'warn',
     },

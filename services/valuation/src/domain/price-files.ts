@@ -12,19 +12,14 @@
 //    the ungraded value.
 
 import { z } from 'zod';
+import type { DayPrices } from './price-series';
 import { csvRecords, parsePriceUsd, type RejectedRow } from './sales-file';
 
 /** One day's prices of one marketplace product printing (cents). */
-export interface MarketObservation {
+export interface MarketObservation extends DayPrices {
   productId: number;
   /** TCGplayer subTypeName: Normal, Holofoil, Reverse Holofoil, 1st Edition Holofoil, ... */
   printing: string;
-  day: string;
-  marketCents: number | null;
-  lowCents: number | null;
-  midCents: number | null;
-  highCents: number | null;
-  directLowCents: number | null;
 }
 
 export interface ParsedObservations {

@@ -180,12 +180,17 @@ async function finish(prisma: PrismaClient, result: PriceImportResult, table: st
   return result;
 }
 
+/** A price file's text (`.gz` read as gzip). */
+const readText = (file: string): string => {
+  const bytes = readFileSync(file);
+  return (file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
+};
+
 /** The repository's wide snapshot of the TCGplayer feed (`.csv` or `.csv.gz`). */
 export async function importMarketSnapshot(prisma: PrismaClient, file: string, source = TCGPLAYER_SOURCE): Promise<PriceImportResult> {
   const started = performance.now();
   const result = emptyResult(path.basename(file), source);
-  const bytes = readFileSync(file);
-  const parsed = parseMarketSnapshot((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
+  const parsed = parseMarketSnapshot(readText(file));
   addRejections(result, parsed.rejected);
   await ingestMarketObservations(prisma, source, parsed.observations, result);
   return finish(prisma, result, 'market_price_series', started);
@@ -305,8 +310,7 @@ export async function ingestGradedRows(prisma: PrismaClient, source: string, tab
 export async function importGradedTable(prisma: PrismaClient, file: string, source: string): Promise<PriceImportResult> {
   const started = performance.now();
   const result = emptyResult(path.basename(file), source);
-  const bytes = readFileSync(file);
-  const parsed = parseGradedTable((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
+  const parsed = parseGradedTable(readText(file));
   addRejections(result, parsed.rejected);
   await ingestGradedRows(prisma, source, parsed.rows, result);
   return finish(prisma, result, 'graded_prices', started);
