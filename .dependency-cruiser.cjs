@@ -14,7 +14,9 @@
  * @cardlens/testing (test-only helpers, never part of a running service).
  */
 // Tests, and benches (developer tools run with tsx, never shipped), may use devDependencies.
-const TEST = ['(^|/)test/', '(^|/)bench/', '\\.test\\.[cm]?[jt]sx?$', '(^|/)jest\\.config\\.[cm]?js$', '^packages/testing/'];
+// Tests, benches and data-build scripts (packages/catalog-data/scripts: run by hand from pinned sources, never
+// shipped) may use devDependencies.
+const TEST = ['(^|/)test/', '(^|/)bench/', '^packages/catalog-data/scripts/', '\\.test\\.[cm]?[jt]sx?$', '(^|/)jest\\.config\\.[cm]?js$', '^packages/testing/'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -27,16 +27,21 @@ const prop = (key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `["$
 
 /**
  * pino redaction paths (exact paths, `*` = exactly one level). The keys above are redacted at the top
- * level and one level down (`{ req: { apiKey } }`), plus the usual request/response header and body paths.
+ * level and one level down (`{ req: { apiKey } }`), plus the usual request/response header paths; request
+ * bodies are redacted whole.
  * Deeper paths are not covered: log identifiers, not request objects.
  */
 export const REDACT_PATHS: readonly string[] = [
   ...SECRET_KEYS.map((k) => prop(k).replace(/^\./, '')),
   ...SECRET_KEYS.map((k) => `*${prop(k)}`),
-  ...['req.headers', 'req.body', 'request.headers', 'request.body', 'res.headers'].flatMap((base) =>
-    SECRET_KEYS.map((k) => `${base}${prop(k)}`),
-  ),
+  ...['req.headers', 'request.headers', 'res.headers'].flatMap((base) => SECRET_KEYS.map((k) => `${base}${prop(k)}`)),
   'res.headers["set-cookie"]',
+  // Request bodies are never logged, whole: a request's, and the raw body a parser error carries.
+  'req.body',
+  'request.body',
+  'err.body',
+  'err.rawBody',
+  'error.body',
 ];
 
 /** The active span's W3C ids, if a span is active (the SDK is started and the code runs inside a span). */

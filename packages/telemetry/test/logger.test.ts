@@ -42,7 +42,15 @@ describe('createLogger', () => {
     expect(output).not.toContain(image.toString('base64'));
     const [first] = records();
     expect(first).toMatchObject({ apiKey: '[redacted]', agent: { apiKey: '[redacted]', name: 'bot' } });
-    expect(first?.req).toMatchObject({ method: 'POST', headers: { 'content-type': 'image/png' } });
+    expect(first?.req).toMatchObject({ method: 'POST', headers: { 'content-type': 'image/png' }, body: '[redacted]' });
+  });
+
+  it('never writes a request body, not even the raw one a body parser\'s error carries', () => {
+    const { logger, lines, records } = capture();
+    const parserError = Object.assign(new Error('too many parameters'), { type: 'parameters.too.many', status: 413, body: `card=${SECRET}&a=1` });
+    logger.error({ err: parserError, method: 'POST', path: '/sandbox/checkout/cs_1/pay' }, 'request failed');
+    expect(lines.join('')).not.toContain(SECRET);
+    expect(records()[0]).toMatchObject({ err: { message: 'too many parameters', body: '[redacted]' }, path: '/sandbox/checkout/cs_1/pay' });
   });
 
   it('takes the level from LOG_LEVEL', () => {

@@ -12,7 +12,7 @@ import { startStack, type Stack, type StackMode } from './stack';
 // gRPC → services → the real engine). The Client validates every tool result's structuredContent against the
 // output schema the tool declared in tools/list (it is listed first on every connection).
 
-const TOOL_NAMES = ['register_agent', 'start_grading_trial', 'subscribe_grading', 'check_credits', 'grade_card', 'get_grade_result', 'get_scan_result'];
+const TOOL_NAMES = ['register_agent', 'start_grading_trial', 'subscribe_grading', 'check_credits', 'grade_card', 'scan_card', 'buy_credits', 'get_grade_result', 'get_scan_result'];
 
 function mcpSuite(mode: StackMode) {
   let stack: Stack;
@@ -58,7 +58,7 @@ function mcpSuite(mode: StackMode) {
     expect(JSON.stringify(result)).not.toMatch(/stack|at \w+ \(|SELECT|prisma/i);
   };
 
-  it('initialize names the server and its rules; tools/list has the seven tools with schemas and true annotations', async () => {
+  it('initialize names the server and its rules; tools/list has the nine tools with schemas and true annotations', async () => {
     const client = await connect();
     expect(client.getServerVersion()).toMatchObject({ name: 'cardlens', version: expect.any(String) });
     const instructions = client.getInstructions() ?? '';
@@ -83,6 +83,37 @@ function mcpSuite(mode: StackMode) {
     expect(byName.grade_card).toMatchObject({ readOnlyHint: false, openWorldHint: true, idempotentHint: false });
     expect(byName.register_agent).toMatchObject({ readOnlyHint: false, idempotentHint: false });
     expect(tools.find((t) => t.name === 'grade_card')!.inputSchema.required).toEqual(['frontImageUrl', 'backImageUrl']);
+    // Enums and formats on the arguments: plans, modules, emails and URLs.
+    const property = (tool: string, name: string) => JSON.stringify((tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, unknown>)[name]);
+    expect(property('subscribe_grading', 'plan')).toContain('"enum":["grading_5000","grading_10000"]');
+    expect(property('scan_card', 'modules')).toContain('"enum":["identify","grade","market","full"]');
+    expect(property('register_agent', 'contactEmail')).toContain('"format":"email"');
+    expect(property('register_agent', 'operatorUrl')).toContain('"format":"uri"');
+    expect(property('scan_card', 'frontImageUrl')).toContain('"format":"uri"');
+  });
+
+  it('scan_card runs a prepaid scan with the chosen modules (value from real market data), and buy_credits gives a checkout link', async () => {
+    const open = await connect();
+    const registered = await call(open, 'register_agent', { name: 'mcp scanner', contactEmail: 'owner@example.com' });
+    const agent = await connect(String(registered.structuredContent.apiKey));
+    const queued = await call(agent, 'scan_card', { frontImageUrl: images.front, backImageUrl: images.back, modules: ['market'], idempotencyKey: 'mcp-market-1' });
+    expect(queued.isError).toBeFalsy();
+    expect(queued.structuredContent).toMatchObject({ idempotencyKey: 'mcp-market-1', scan: { status: 'queued', modules: ['market'], creditsCharged: 1, creditsRemaining: 2 } });
+    const scanId = (queued.structuredContent.scan as { id: number }).id;
+    let scan = await call(agent, 'get_scan_result', { scanId });
+    for (let i = 0; i < 300 && ['queued', 'processing'].includes(String(scan.structuredContent.status)); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      scan = await call(agent, 'get_scan_result', { scanId });
+    }
+    expect(scan.structuredContent).toMatchObject({ status: 'completed', identification: expect.any(Object), value: { currency: 'USD', sources: expect.any(Object) }, market: expect.any(Object) });
+    expect(scan.structuredContent.grading).toBeUndefined();
+    expectToolError(await call(agent, 'scan_card', { frontImageUrl: images.front, backImageUrl: images.back, modules: ['everything'] }), 'invalid_body', 400);
+
+    const offer = await call(agent, 'buy_credits', { pack: 'starter' });
+    expect(offer.isError).toBeFalsy();
+    expect(offer.structuredContent).toMatchObject({ pack: 'starter', credits: 25, priceUsd: 5, checkoutUrl: expect.stringContaining('/sandbox/checkout/') });
+    expect((offer.content[0] as { text: string }).text).toContain(String(offer.structuredContent.checkoutUrl));
+    expectToolError(await call(agent, 'buy_credits', { pack: 'nope' }), 'invalid_pack', 400);
   });
 
   it('journey: register_agent → grade_card (prepaid) → get_scan_result until completed → check_credits, charged exactly like POST /v1/scans', async () => {
@@ -172,6 +203,7 @@ function mcpSuite(mode: StackMode) {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toBe('Bearer realm="CardLens"');
     expect(bad.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(((await bad.json()) as { code: string }).code).toBe('invalid_api_key');
     // The HTTP-level rules of the REST API: a key's request spends the per-key limit; without a key, the per-IP one.

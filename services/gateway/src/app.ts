@@ -81,7 +81,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(scanRoutes(ctx));
   app.use(gradeRoutes(ctx));
   app.use(pricingRoutes(deps));
-  app.use(purchaseRoutes(deps));
+  app.use(purchaseRoutes(ctx));
   // After the JSON parser (checkout and change-plan take JSON); the sandbox portal's forms parse their own bodies.
   app.use(subscriptionRoutes(ctx));
   app.use(mcpRoutes(ctx, deps.logger));
@@ -102,22 +102,29 @@ export function createApp(deps: AppDeps): express.Express {
   return app;
 }
 
-/** body-parser reports its failures with a `type`; turn them into our codes. */
+/**
+ * body-parser (JSON and the sandbox forms) reports its failures with a `type` and a 4xx `status`; every one of
+ * them is the client's and becomes its 4xx problem by status, whatever the type (a new one included). Their
+ * `body` (the raw request) is never logged: the logger redacts `err.body`. Multer's are mapped where uploads
+ * are read (http/image-intake.ts).
+ */
 function mapExpressError(error: unknown): unknown {
   if (error instanceof AppError) return error;
-  const type = (error as { type?: string } | null)?.type;
-  switch (type) {
-    case 'entity.parse.failed':
-      return new AppError('invalid_body', 'The request body is not valid JSON.');
-    case 'entity.too.large':
-      return new AppError('body_too_large', `The body exceeds ${(error as { limit?: number }).limit === undefined ? JSON_BODY_LIMIT : `${(error as { limit: number }).limit} bytes`}.`);
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new AppError('unsupported_media_type', 'Unsupported body encoding or charset.');
-    case 'request.aborted':
-    case 'request.size.invalid':
-      return new AppError('invalid_body', 'The request body was incomplete.');
-    default:
-      return error;
+  const failure = error as { type?: unknown; status?: unknown; statusCode?: unknown; limit?: unknown } | null;
+  const type = typeof failure?.type === 'string' ? failure.type : undefined;
+  const status = Number(failure?.status ?? failure?.statusCode);
+  if (type === undefined || !(status >= 400 && status < 500)) return error;
+  // A body that cannot be used as sent (body-parser says 413 for too many form fields: it is not about size).
+  const invalid: Record<string, string> = {
+    'entity.parse.failed': 'The request body is not valid JSON.',
+    'parameters.too.many': 'The form has more fields than this endpoint accepts.',
+    'request.aborted': 'The request body was incomplete.',
+    'request.size.invalid': 'The request body was incomplete.',
+  };
+  if (invalid[type]) return new AppError('invalid_body', invalid[type]);
+  if (status === 413) {
+    return new AppError('body_too_large', `The body exceeds ${typeof failure?.limit === 'number' ? `${failure.limit} bytes` : JSON_BODY_LIMIT}.`);
   }
+  if (status === 415) return new AppError('unsupported_media_type', 'Unsupported body encoding or charset.');
+  return new AppError('invalid_body', 'The request body could not be read.');
 }

@@ -6,8 +6,9 @@ import type { AppContext } from './context';
 /** Registration input: the types only; accounts enforces the field rules (lengths, email, URL). */
 export const registrationInput = z.object({
   name: z.string({ error: (issue) => (issue.input === undefined ? 'name is required' : 'name must be a string') }).describe('Name of the agent or application (1-100 characters).'),
-  contactEmail: z.string({ error: 'contactEmail must be a string or null' }).nullish().describe("The owner's email (up to 256 characters): 3 trial credits instead of 1, and needed for a subscription."),
-  operatorUrl: z.string({ error: 'operatorUrl must be a string or null' }).nullish().describe('Where the operator can be reached (up to 512 characters).'),
+  // format: what the JSON Schema advertises to clients; accounts checks the address and URL itself.
+  contactEmail: z.string({ error: 'contactEmail must be a string or null' }).meta({ format: 'email' }).nullish().describe("The owner's email (up to 256 characters): 3 trial credits instead of 1, and needed for a subscription."),
+  operatorUrl: z.string({ error: 'operatorUrl must be a string or null' }).meta({ format: 'uri' }).nullish().describe('Where the operator can be reached (up to 512 characters).'),
   commercialOnly: z.boolean({ error: 'commercialOnly must be a boolean' }).optional().describe('A grading-subscription account: no prepaid trial credits.'),
 });
 export type RegistrationInput = z.infer<typeof registrationInput>;

@@ -7,8 +7,8 @@ import type { AppContext, Caller } from './context';
 
 /** A commercial grade's photos as URLs (the JSON form of POST /v1/grades, and MCP grade_card). */
 export const gradeUrlsInput = z.object({
-  frontImageUrl: z.string({ error: (i) => (i.input === undefined || i.input === null ? 'frontImageUrl is required' : 'frontImageUrl must be a string') }).describe('Publicly fetchable absolute http(s) URL of the front photo (JPEG or PNG, up to 15 MB).'),
-  backImageUrl: z.string({ error: (i) => (i.input === undefined || i.input === null ? 'backImageUrl is required' : 'backImageUrl must be a string') }).describe('Publicly fetchable absolute http(s) URL of the back photo (JPEG or PNG, up to 15 MB).'),
+  frontImageUrl: z.string({ error: (i) => (i.input === undefined || i.input === null ? 'frontImageUrl is required' : 'frontImageUrl must be a string') }).meta({ format: 'uri' }).describe('Publicly fetchable absolute http(s) URL of the front photo (JPEG or PNG, up to 15 MB).'),
+  backImageUrl: z.string({ error: (i) => (i.input === undefined || i.input === null ? 'backImageUrl is required' : 'backImageUrl must be a string') }).meta({ format: 'uri' }).describe('Publicly fetchable absolute http(s) URL of the back photo (JPEG or PNG, up to 15 MB).'),
 });
 
 /**

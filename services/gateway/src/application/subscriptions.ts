@@ -12,6 +12,8 @@ export const PLAN_KEYS = ['grading_5000', 'grading_10000'] as const;
 export const planInput = z.object({
   plan: z
     .string({ error: (issue) => `${issue.input === undefined || issue.input === null ? 'plan is required' : 'plan must be a string'}. Valid plans: ${PLAN_KEYS.join(', ')}.` })
+    // The schema advertises the plan keys; an unknown key is still billing's to refuse (invalid_plan with the list).
+    .meta({ enum: [...PLAN_KEYS] })
     .describe(`The plan: ${PLAN_KEYS.join(' (5,000 grades a month, USD 250) or ')} (10,000 grades a month, USD 449).`),
 });
 

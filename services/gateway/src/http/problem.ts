@@ -11,6 +11,9 @@ export function sendProblem(res: Response, baseUrl: string, error: unknown): voi
     res.setHeader('Allow', error.extras.allow);
     delete problem.allow;
   }
+  // RFC 9110 §11.6.1: a 401 names the scheme (an API key as a Bearer token, REST and /mcp alike), so standard
+  // clients can discover it.
+  if (problem.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="CardLens"');
   // The id the client can quote to support: X-Request-Id, the trace id.
   const requestId = res.locals.requestId as string | undefined;
   res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(requestId ? { ...problem, requestId } : problem));

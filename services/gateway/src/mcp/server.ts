@@ -3,9 +3,11 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { AppError, problemFromError } from '@cardlens/errors';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { openApiDocument } from '../openapi/document';
 import { TOOLS, type ToolContext, type ToolDefinition } from './tools';
 
-export const MCP_SERVER_INFO = { name: 'cardlens', title: 'CardLens', version: '1.0.0' };
+/** One version everywhere: the API's (the OpenAPI document's info.version; the chart's appVersion is tested equal). */
+export const MCP_SERVER_INFO = { name: 'cardlens', title: 'CardLens', version: String(openApiDocument.info.version) };
 
 export const MCP_INSTRUCTIONS = [
   'CardLens grades, identifies and values trading cards (Pokemon, sports, other TCGs) from photos of the front and back.',

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { registerAgent, registrationInput } from '../application/agents';
 import type { AppContext, Caller } from '../application/context';
 import { getGrade, gradeCard, gradeUrls, gradeUrlsInput } from '../application/grades';
+import { startCreditPurchase } from '../application/purchases';
 import { getScan, submitScan } from '../application/scans';
 import { IDEMPOTENCY_KEY } from '../http/scan-request';
 import { checkCredits, gradingTrialInput, planInput, startGradingTrial, subscribeGrading } from '../application/subscriptions';
@@ -204,6 +205,54 @@ const gradeCardTool: ToolDefinition = {
   },
 };
 
+const SCAN_MODULE_NAMES = ['identify', 'grade', 'market', 'full'] as const;
+
+const scanCardInput = gradeUrlsInput.extend({
+  modules: z
+    .array(z.enum(SCAN_MODULE_NAMES))
+    .min(1)
+    .describe('What to run (GET /v1/pricing has the live credits): identify (identification), grade (identification and AI grade), market (identification, raw and graded USD values with their sources, market insights), full (all of it).'),
+  idempotencyKey: gradeCardInput.shape.idempotencyKey,
+});
+
+const scanCardTool: ToolDefinition = {
+  name: 'scan_card',
+  title: 'Scan a card with chosen modules (prepaid)',
+  description: `Start a prepaid scan of a trading card from public URLs of its front and back photos, with the modules you choose: identify, grade, market (value from real market prices, with source and date) or full. Debited first from prepaid credits (insufficient_credits with a purchase link when short; buy_credits gets one); returns a scan id to poll with get_scan_result, usually done in about a second. A grade that cannot be given (nothing assessable on the photo) is refunded. ${KEY_NOTE}`,
+  input: scanCardInput,
+  output: z.object({ idempotencyKey: z.string(), scan: scanAccepted }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  needsKey: true,
+  async run(ctx, args, caller) {
+    const input = scanCardInput.safeParse(args);
+    const photos = gradeUrls(args);
+    if (!input.success) throw new AppError('invalid_body', input.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '));
+    const idempotencyKey = input.data.idempotencyKey ?? `mcp-${randomUUID()}`;
+    const { view } = await submitScan(ctx.app, caller, { modules: input.data.modules, front: photos.front, back: photos.back, idempotencyKey });
+    return {
+      result: { idempotencyKey, scan: { ...view } },
+      summary: `Scan ${view.id} queued (${view.modules.join(', ')}; ${view.creditsCharged} credit${view.creditsCharged === 1 ? '' : 's'} charged, ${view.creditsRemaining} left). Poll get_scan_result with scanId ${view.id}.`,
+    };
+  },
+};
+
+const buyCreditsTool: ToolDefinition = {
+  name: 'buy_credits',
+  title: 'Buy a credit pack (checkout link)',
+  description: `Get a hosted checkout link for a prepaid credit pack (GET /v1/credits/packs lists them with their live prices). Give checkoutUrl to the human owner, who pays on the hosted page; never ask for, collect or handle payment-card details. The credits are added when the payment completes (check with check_credits); asking again returns the same open link. Charges nothing itself. ${KEY_NOTE}`,
+  input: z.object({ pack: z.string().regex(/^[a-z0-9_]+$/, 'pack is a pack key such as starter').describe('The pack key (GET /v1/credits/packs), e.g. starter.') }),
+  output: z.looseObject({ checkoutUrl: z.string(), pack: z.string(), credits: z.number().int(), priceUsd: z.number(), expiresAt: z.string().nullable() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  needsKey: true,
+  async run(ctx, args, caller) {
+    // The pack only: a shared payment token (a payment itself) is the REST API's, not a tool's.
+    const view = await startCreditPurchase(ctx.app, caller, { pack: args.pack });
+    if (view.kind !== 'checkout') throw new AppError('internal_error', 'A checkout purchase was paid directly.');
+    const { kind: _kind, ...offer } = view;
+    return { result: { ...offer }, summary: `Checkout for the ${offer.pack} pack (${offer.credits} credits, USD ${offer.priceUsd.toFixed(2)}): give the owner ${offer.checkoutUrl}` };
+  },
+};
+
 const getGradeResultTool: ToolDefinition = {
   name: 'get_grade_result',
   title: 'Read a saved grade',
@@ -221,8 +270,8 @@ const getGradeResultTool: ToolDefinition = {
 const getScanResultTool: ToolDefinition = {
   name: 'get_scan_result',
   title: 'Poll a prepaid scan',
-  description: `Poll a prepaid scan (from grade_card with billingSource prepaid, or POST /v1/scans): queued or processing with progress, completed with identification and grading (and value and market when paid for), or failed. Free; poll every 1-2 seconds. ${KEY_NOTE}`,
-  input: z.object({ scanId: z.number().int().positive().describe('The scan id returned by grade_card (scan.id).') }),
+  description: `Poll a prepaid scan (from scan_card, grade_card with billingSource prepaid, or POST /v1/scans): queued or processing with progress, completed with identification and grading (and value and market when paid for), or failed. Free; poll every 1-2 seconds. ${KEY_NOTE}`,
+  input: z.object({ scanId: z.number().int().positive().describe('The scan id returned by scan_card or grade_card (scan.id).') }),
   output: z.looseObject({ id: z.number().int(), status: z.enum(['queued', 'processing', 'completed', 'failed']) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   needsKey: true,
@@ -238,6 +287,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   subscribeGradingTool,
   checkCreditsTool,
   gradeCardTool,
+  scanCardTool,
+  buyCreditsTool,
   getGradeResultTool,
   getScanResultTool,
 ];

@@ -1,6 +1,9 @@
 import { describe, it, expect } from '@jest/globals';
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { errorTable } from '@cardlens/errors';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MCP_SERVER_INFO } from '../mcp/server';
 import { openApiDocument as doc } from './document';
 import { createOpenApiResponseValidator, expectMatchesOpenApi } from '@cardlens/testing';
 
@@ -93,6 +96,10 @@ describe('OpenAPI document', () => {
   it('parses and is OpenAPI 3.1.0, version 1.3.0, served relative to /', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.4.0');
+    // One version everywhere: the MCP server announces the API's, and the chart deploys it.
+    expect(MCP_SERVER_INFO.version).toBe(doc.info.version);
+    const chart = readFileSync(fileURLToPath(new URL('../../../../charts/cardlens/Chart.yaml', import.meta.url)), 'utf8');
+    expect(/^appVersion: "([^"]+)"$/m.exec(chart)?.[1]).toBe(doc.info.version);
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
     expect(Object.isFrozen(doc)).toBe(true);
   });

@@ -1,14 +1,14 @@
 import express, { Router, type Request, type Response } from 'express';
 import { AppError } from '@cardlens/errors';
 import { billingV1, isoOrNull } from '@cardlens/contracts';
-import { z } from 'zod';
 import type { Downstream, SandboxCard } from '../downstream';
 import { authenticate, authOf, sendAuthenticated } from '../http/authenticated';
 import { escapeHtml, sendHtmlPage } from '../http/html';
 import { clientIp } from '../http/client-ip';
-import { consumeOrThrow, type RateLimiters } from '../http/rate-limits';
+import { consumeOrThrow } from '../http/rate-limits';
 import { methodNotAllowed, requireJsonBody } from '../http/request';
-import { usd } from './pricing';
+import type { AppContext } from '../application/context';
+import { startCreditPurchase } from '../application/purchases';
 
 export const money = (cents: number): string => `US$${(cents / 100).toFixed(2)}`;
 
@@ -44,11 +44,6 @@ const CHECKOUT_SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
 /** Stripe's event payloads are a few kB; anything near this is not a Stripe event. */
 export const WEBHOOK_BODY_LIMIT = 512 * 1024;
 
-const purchaseBody = z.object({
-  pack: z.unknown().optional(),
-  sharedPaymentToken: z.string({ error: 'sharedPaymentToken must be a string or null' }).min(1, 'sharedPaymentToken must not be empty').max(255).nullish(),
-});
-
 /**
  * POST /v1/webhooks/stripe, mounted before the JSON parser: the signature covers the exact bytes, so this
  * route takes the raw body and hands it to billing untouched. Not authenticated by key, not rate limited.
@@ -70,40 +65,21 @@ export function webhookRoutes(deps: { downstream: Downstream }): Router {
 }
 
 /** Credit purchases: the API call, the checkout return pages, and the sandbox provider's checkout page. */
-export function purchaseRoutes(deps: { downstream: Downstream; limiters: RateLimiters }): Router {
-  const { downstream, limiters } = deps;
+export function purchaseRoutes(ctx: AppContext): Router {
+  const { downstream, limiters } = ctx;
   const router = Router();
 
   router
     .route('/v1/credits/purchase')
     .post(authenticate(downstream, limiters), async (req: Request, res: Response) => {
-      const body = parsePurchase(requireJsonBody(req));
-      const { agent } = authOf(res);
-      const result = await downstream.createCreditPurchase({
-        agentId: agent.agentId,
-        pack: body.pack,
-        ...(body.sharedPaymentToken ? { sharedPaymentToken: body.sharedPaymentToken } : {}),
-      });
-      if (result.$case === 'tokenPayment') {
-        const paid = result.value;
-        await sendAuthenticated(res, downstream, 200, {
-          status: paid.status,
-          pack: paid.pack,
-          credits: paid.credits,
-          priceUsd: usd(paid.priceCents),
-          creditsRemaining: paid.creditsRemaining,
-          paymentIntentId: paid.paymentIntentId,
-        }, paid.creditsRemaining);
+      const view = await startCreditPurchase(ctx, authOf(res).agent, requireJsonBody(req));
+      if (view.kind === 'paid') {
+        const { kind: _kind, ...paid } = view;
+        await sendAuthenticated(res, downstream, 200, paid, paid.creditsRemaining);
         return;
       }
-      const offer = result.value;
-      await sendAuthenticated(res, downstream, 200, {
-        checkoutUrl: offer.checkoutUrl,
-        pack: offer.pack,
-        credits: offer.credits,
-        priceUsd: usd(offer.priceCents),
-        expiresAt: isoOrNull(offer.expiresAt),
-      });
+      const { kind: _kind, ...offer } = view;
+      await sendAuthenticated(res, downstream, 200, offer);
     })
     .all(methodNotAllowed('POST'));
 
@@ -201,12 +177,3 @@ function sessionIdParam(req: Request): string {
   return id;
 }
 
-function parsePurchase(raw: unknown): { pack: string; sharedPaymentToken?: string | null | undefined } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new AppError('invalid_body', 'The request body must be a JSON object.');
-  const result = purchaseBody.safeParse(raw);
-  if (!result.success) throw new AppError('invalid_body', result.error.issues.map((i) => i.message).join('; '));
-  const { pack } = result.data;
-  // A missing pack is invalid_pack (the spec), with the valid keys in the detail (billing lists them).
-  if (pack !== undefined && pack !== null && typeof pack !== 'string') throw new AppError('invalid_body', 'pack must be a string.');
-  return { pack: typeof pack === 'string' ? pack : '', sharedPaymentToken: result.data.sharedPaymentToken };
-}

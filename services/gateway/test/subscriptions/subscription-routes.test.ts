@@ -206,6 +206,16 @@ describe('owner pages', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('a form with more fields than the sandbox pages accept is a 400 invalid_body, never a 500, and reaches nothing', async () => {
+    const form = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`field${i}`, '4000000000000341']));
+    for (const path of ['/sandbox/checkout/cs_sandbox_1/pay', '/sandbox/portal/bps_sandbox_1/card']) {
+      const answer = await call('POST', path, { form });
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({ code: 'invalid_body', detail: 'The form has more fields than this endpoint accepts.' });
+    }
+    expect(calls).toHaveLength(0);
+  });
+
   it('the sandbox portal shows the subscription and its forms; the card and cancel forms redirect to billing’s URL', async () => {
     const page = await call('GET', '/sandbox/portal/bps_sandbox_1');
     expect(page.status).toBe(200);
