@@ -11,11 +11,22 @@ import process from 'node:process';
 if (Number(process.versions.node.split('.')[0]) < 24) {
   process.stderr.write(`warning: Node ${process.versions.node}; CardLens targets Node 24 LTS (see the README's quick start)\n`);
 }
-const run = (cmd) => execSync(cmd, { stdio: 'inherit', env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? '/bin/false' } });
+const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? '/bin/false' };
+/** Runs a setup step quietly: its output is shown only when it fails (a newcomer sees the banner, not the tooling). */
+const run = (cmd, what) => {
+  process.stdout.write(`${what}...\n`);
+  try {
+    execSync(cmd, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, npm_config_loglevel: 'error' }, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    process.stdout.write(String(error.stdout ?? ''));
+    process.stderr.write(String(error.stderr ?? ''));
+    throw error;
+  }
+};
 const stamp = 'node_modules/.package-lock.json';
 if (!existsSync(stamp) || statSync('package-lock.json').mtimeMs > statSync(stamp).mtimeMs) {
   // .ci/npm-ci.sh: npm ci, tolerating lock entries for other platforms' binaries that this registry cannot serve.
-  run('bash .ci/npm-ci.sh');
+  run('bash .ci/npm-ci.sh', 'Installing dependencies (npm ci, about three minutes on a fresh clone)');
 }
 
 const generatedStamp = 'node_modules/.cache/cardlens/generate.sha256';
@@ -23,7 +34,7 @@ const inputs = generationInputs();
 const digest = inputs && hashOf(inputs);
 const upToDate = digest !== undefined && existsSync(generatedStamp) && readFileSync(generatedStamp, 'utf8') === digest && clientsPresent(inputs);
 if (!upToDate) {
-  run('npx turbo run generate --output-logs=errors-only');
+  run('npx turbo run generate --output-logs=errors-only', 'Generating the gRPC and Prisma clients');
   if (digest !== undefined) {
     mkdirSync(path.dirname(generatedStamp), { recursive: true });
     writeFileSync(generatedStamp, digest);

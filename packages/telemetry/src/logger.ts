@@ -57,11 +57,36 @@ function traceFields(): Record<string, string> {
   return active ? { trace_id: active.traceId, span_id: active.spanId } : {};
 }
 
+/** One log record as a short human line: `warn valuation: message (error message)`. */
+export function humanLine(json: string): string {
+  try {
+    const record = JSON.parse(json) as { level?: string; service?: string; component?: string; msg?: string; err?: { message?: string } };
+    const where = record.component ?? record.service ?? '';
+    return `${record.level ?? 'log'} ${where}: ${record.msg ?? ''}${record.err?.message ? ` (${record.err.message})` : ''}\n`;
+  } catch {
+    return json;
+  }
+}
+
+/**
+ * LOG_FILE set (npm start on a terminal sets it): every record goes to that file as JSON (appended, one line
+ * each, shared safely by the process's threads and child processes), and warnings and errors also to stderr as
+ * one human line. Unset: JSON on stdout, as every deployed service logs.
+ */
+function destinationFromEnv(): DestinationStream | undefined {
+  const file = process.env.LOG_FILE;
+  if (!file) return undefined;
+  return pino.multistream([
+    { level: 'trace', stream: pino.destination({ dest: file, mkdir: true, append: true, sync: true }) },
+    { level: 'warn', stream: { write: (line: string) => void process.stderr.write(humanLine(line)) } },
+  ]);
+}
+
 /**
  * JSON logger: level from LOG_LEVEL (default info), `service` field, trace_id/span_id of the active span,
- * secrets and image bytes redacted. `destination` is for tests (defaults to stdout).
+ * secrets and image bytes redacted. `destination` is for tests (defaults to LOG_FILE's, else stdout).
  */
-export function createLogger(name: string, destination?: DestinationStream): Logger {
+export function createLogger(name: string, destination: DestinationStream | undefined = destinationFromEnv()): Logger {
   return pino(
     {
       level: process.env.LOG_LEVEL ?? 'info',

@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { context, propagation, trace } from '@opentelemetry/api';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createLogger, startTelemetry } from '../src/index';
+import { humanLine } from '../src/logger';
 
 function capture(name = 'test-svc') {
   const lines: string[] = [];
@@ -51,6 +55,29 @@ describe('createLogger', () => {
     logger.error({ err: parserError, method: 'POST', path: '/sandbox/checkout/cs_1/pay' }, 'request failed');
     expect(lines.join('')).not.toContain(SECRET);
     expect(records()[0]).toMatchObject({ err: { message: 'too many parameters', body: '[redacted]' }, path: '/sandbox/checkout/cs_1/pay' });
+  });
+
+  it('with LOG_FILE, writes every record to that file as JSON and warnings to stderr as one human line', () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'log-file-')), 'logs', 'cardlens.log');
+    const previous = process.env.LOG_FILE;
+    const stderr: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.env.LOG_FILE = file;
+    process.stderr.write = ((chunk: string) => (stderr.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const logger = createLogger('all-in-one').child({ component: 'valuation' });
+      logger.info({ apiKey: SECRET }, 'catalog imported');
+      logger.warn({ err: new Error('feed late') }, 'price import skipped');
+    } finally {
+      process.stderr.write = write;
+      if (previous === undefined) delete process.env.LOG_FILE;
+      else process.env.LOG_FILE = previous;
+    }
+    const records = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records.map((r) => r.msg)).toEqual(['catalog imported', 'price import skipped']);
+    expect(records[0]).toMatchObject({ service: 'all-in-one', component: 'valuation', apiKey: '[redacted]' });
+    expect(stderr).toEqual(['warn valuation: price import skipped (feed late)\n']);
+    expect(humanLine('not json')).toBe('not json');
   });
 
   it('takes the level from LOG_LEVEL', () => {

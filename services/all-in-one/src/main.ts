@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import './console-mode';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { env as envField, loadConfig } from '@cardlens/config';
@@ -16,6 +17,10 @@ const logger = createLogger('all-in-one');
 const { OTEL_EXPORTER, METRICS_PORT } = loadConfig(z.object({ OTEL_EXPORTER: envField.telemetryExporter(), METRICS_PORT: envField.metricsPort() }), process.env, 'all-in-one');
 const telemetry = startTelemetry({ serviceName: 'cardlens-all-in-one', exporter: OTEL_EXPORTER, metricsPort: METRICS_PORT });
 const dataDir = path.resolve(rootDir, process.env.PGLITE_DIR ?? DEFAULT_PGLITE_DIR);
+const logFile = process.env.LOG_FILE;
+const say = (line: string) => void (logFile ? process.stdout.write(`${line}\n`) : undefined);
+say(`CardLens: starting every service (embedded mode). Logs: ${path.relative(process.cwd(), logFile ?? '') || logFile}`);
+if (!existsSync(dataDir)) say('First start: loading the card catalog and the price snapshot into PGlite and generating the sample sales (about a minute, once).');
 const database = await createDatabase({ kind: 'pglite', dataDir });
 // Scan images and results live next to the database; the in-process bus forgets jobs on exit, so scans a
 // previous run left queued or processing are queued again on start.
@@ -25,7 +30,10 @@ const embedded = await startEmbedded({ database, env, logger });
 mkdirSync(path.resolve(rootDir, '.data'), { recursive: true });
 writeFileSync(path.resolve(rootDir, '.data/embedded.json'), `${JSON.stringify({ baseUrl: embedded.baseUrl, billingGrpcAddress: `127.0.0.1:${embedded.ports.billing}` })}\n`);
 
-process.stdout.write(`\nCardLens is running (embedded mode; data in ${path.relative(process.cwd(), dataDir) || dataDir}).\nBase URL: ${embedded.baseUrl}\nTry:      curl -s ${embedded.baseUrl}/v1/pricing\nStop:     Ctrl+C\n\n`);
+process.stdout.write(
+  `\nCardLens is running (embedded mode; data in ${path.relative(process.cwd(), dataDir) || dataDir}${logFile ? `; logs in ${path.relative(process.cwd(), logFile) || logFile}` : ''}).\n` +
+    `Base URL: ${embedded.baseUrl}\nTry:      curl -s ${embedded.baseUrl}/v1/pricing\nStop:     Ctrl+C\n\n`,
+);
 
 exitOnSignals(
   logger,
