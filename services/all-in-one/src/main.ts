@@ -26,9 +26,10 @@ const database = await createDatabase({ kind: 'pglite', dataDir });
 // previous run left queued or processing are queued again on start.
 const env = { BLOB_DIR: path.resolve(rootDir, '.data/blobs'), REQUEUE_INTERRUPTED_SCANS: 'true', ...process.env };
 const embedded = await startEmbedded({ database, env, logger });
-// Where operator commands find this run's services (npm run billing:sandbox-clock).
-mkdirSync(path.resolve(rootDir, '.data'), { recursive: true });
-writeFileSync(path.resolve(rootDir, '.data/embedded.json'), `${JSON.stringify({ baseUrl: embedded.baseUrl, billingGrpcAddress: `127.0.0.1:${embedded.ports.billing}` })}\n`);
+// Where operator commands find this run's services (npm run billing:sandbox-clock): beside the PGlite folder
+// (.data/embedded.json by default; the commands look beside PGLITE_DIR too).
+mkdirSync(path.dirname(dataDir), { recursive: true });
+writeFileSync(path.join(path.dirname(dataDir), 'embedded.json'), `${JSON.stringify({ baseUrl: embedded.baseUrl, billingGrpcAddress: `127.0.0.1:${embedded.ports.billing}` })}\n`);
 
 process.stdout.write(
   `\nCardLens is running (embedded mode; data in ${path.relative(process.cwd(), dataDir) || dataDir}${logFile ? `; logs in ${path.relative(process.cwd(), logFile) || logFile}` : ''}).\n` +

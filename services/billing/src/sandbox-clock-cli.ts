@@ -3,7 +3,8 @@
 //   sandbox-clock-cli.ts advance <duration>      duration: 90s, 45m, 2h, 8d (at most 400d)
 // Advancing runs every trial end, renewal, payment retry and cancellation that falls due, as a Stripe test clock
 // does, and delivers their events to the webhook endpoint. Sandbox only: a billing with a Stripe key answers
-// not_found. Billing's address: BILLING_GRPC_ADDRESS, else the one `npm start` wrote to .data/embedded.json.
+// not_found. Billing's address: BILLING_GRPC_ADDRESS, else the one `npm start` wrote to embedded.json beside its
+// PGlite folder (PGLITE_DIR, default .data/pglite: .data/embedded.json).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,7 @@ export function parseDuration(text: string): number | undefined {
 
 function billingAddress(): string {
   if (process.env.BILLING_GRPC_ADDRESS) return process.env.BILLING_GRPC_ADDRESS;
-  const file = path.join(root, '.data/embedded.json');
+  const file = path.join(path.dirname(path.resolve(root, process.env.PGLITE_DIR ?? '.data/pglite')), 'embedded.json');
   if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { billingGrpcAddress: string }).billingGrpcAddress;
   return '127.0.0.1:50052';
 }
