@@ -5,7 +5,8 @@
 // them (pure computation, PGlite-free, loopback gRPC on ephemeral ports) and run in a second lane beside the
 // first: on a two-core CI machine the vision suite alone took about five minutes of a serial run. A servers
 // package's suites that need no server are its `test:real` script (the valuation service's identification of real
-// photos, on PGlite: about four minutes there), which the second lane runs after its packages.
+// photos, on PGlite: about four minutes there) and `test:embedded` (the all-in-one process as `npm start` runs it:
+// the README walk, the quiet console), which the second lane runs after its packages.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -39,7 +40,7 @@ if (unknown.length > 0) {
 /** Each lane's turbo runs, one after another: the task and the packages it runs in. */
 const lanes = [
   { name: 'servers', runs: [['test', ...SERVERLESS_PACKAGES.map((name) => `--filter=!${name}`)]] },
-  { name: 'serverless', runs: [['test', ...SERVERLESS_PACKAGES.map((name) => `--filter=${name}`)], ['test:real']] },
+  { name: 'serverless', runs: [['test', ...SERVERLESS_PACKAGES.map((name) => `--filter=${name}`)], ['test:real'], ['test:embedded']] },
 ];
 
 /** The lanes' turbo processes, to pass a signal on to; once signalled, no lane starts another. */
