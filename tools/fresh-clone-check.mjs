@@ -1,5 +1,5 @@
-// Proves the repository runs alone: a clone of HEAD in a folder with no siblings (no ../shared, nothing
-// beside it) runs the README's `npm start` and completes a full scan of a photographed Pokemon card, with a
+// Proves the repository runs alone: a clone of HEAD in a folder with nothing beside it (no sibling data
+// folder) runs the README's `npm start` and completes a full scan of a photographed Pokemon card, with a
 // value estimate built on the market prices the repository ships. It also times the first start (catalog and
 // price snapshot loaded into a fresh PGlite) to the base URL.
 //
