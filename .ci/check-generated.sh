@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-GENERATED_DIRS=(packages/contracts/src/gen)
+# services/gateway/openapi: openapi.yaml, generated from the zod contract in services/gateway/src/contract.
+GENERATED_DIRS=(packages/contracts/src/gen services/gateway/openapi)
 
 changes="$(git status --porcelain=v1 --untracked-files=all -- "${GENERATED_DIRS[@]}")"
 if [[ -z "$changes" ]]; then

@@ -64,9 +64,9 @@ LIST=$("$NODE24" "$INSPECTOR" --cli "$BASE/mcp" --transport http --method tools/
 if grep -qE "^(Warning|Error): tool" "$DATA/portability.txt"; then
   echo "[mcp-tools] the Inspector finds tool schemas that are not portable:"; cat "$DATA/portability.txt"; exit 1
 fi
-for tool in register_agent start_grading_trial subscribe_grading check_credits grade_card scan_card buy_credits get_grade_result get_scan_result; do
+for tool in register_agent start_grading_trial subscribe_grading check_credits grade_card scan_card buy_credits get_grade_result get_scan_result share_report revoke_report; do
   grep -q "\"$tool\"" <<<"$LIST" || { echo "[mcp-tools] tools/list lacks $tool"; echo "$LIST" | head -c 2000; exit 1; }
 done
 CALL=$("$NODE24" "$INSPECTOR" --cli "$BASE/mcp" --transport http --method tools/call --tool-name register_agent --tool-arg name=inspector-check)
 grep -q '"apiKey"' <<<"$CALL" || { echo "[mcp-tools] register_agent through the Inspector returned no key"; echo "$CALL" | head -c 2000; exit 1; }
-echo "[mcp-tools] ok: 9 tools listed with portable schemas, register_agent called"
+echo "[mcp-tools] ok: 11 tools listed with portable schemas, register_agent called"

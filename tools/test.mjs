@@ -6,7 +6,8 @@
 // first: on a two-core CI machine the vision suite alone took about five minutes of a serial run. A servers
 // package's suites that need no server are its `test:real` script (the valuation service's identification of real
 // photos, on PGlite: about four minutes there) and `test:embedded` (the all-in-one process as `npm start` runs it:
-// the README walk, the quiet console), which the second lane runs after its packages.
+// the README walk, the quiet console, the contract fuzz, the report page in a browser of its own), which the
+// second lane runs after its packages.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';

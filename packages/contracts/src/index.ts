@@ -19,3 +19,13 @@ export { events, type EventContract } from './events';
 export { SCAN_MODULES_BY_NAME, scanModuleByName, scanModuleName, type ScanModuleName } from './scan-modules';
 export { SCAN_IMAGE_LIMITS, photoTooSmallDetail } from './image-limits';
 export { ASPECTS, gradingAssessment, type Aspect, type GradingAssessment } from './grading-assessed';
+export {
+  REPORT_LINK_DEFAULT_TTL_DAYS,
+  REPORT_LINK_MAX_TTL_DAYS,
+  REPORT_TOKEN_PATTERN,
+  newReportToken,
+  reportKindOf,
+  reportLinkDays,
+  reportLinkExpiry,
+  type ReportKind,
+} from './report-links';

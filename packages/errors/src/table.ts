@@ -30,6 +30,7 @@ export const errorTable = {
   // 404 / 405
   not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Not found' },
   scan_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Scan not found' },
+  report_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Report not found' },
   grade_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Grade not found' },
   subscription_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'No renewable subscription' },
   checkout_not_found: { httpStatus: 404, grpcStatus: GrpcStatus.NOT_FOUND, title: 'Checkout session not found' },

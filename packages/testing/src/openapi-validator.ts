@@ -1,5 +1,5 @@
 // Test helper: checks an HTTP response against the OpenAPI document (the contract the gateway serves at
-// /openapi.json; source services/gateway/openapi/openapi.yaml). Not used by any running service.
+// /openapi.json; services/gateway/openapi/openapi.yaml, generated from the gateway's zod contract). Not used by any running service.
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';

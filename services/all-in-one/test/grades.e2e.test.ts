@@ -191,7 +191,7 @@ function gradesSuite(mode: StackMode) {
     const grading = first.json.grading as Record<string, unknown>;
     for (const field of ['grade', 'subGrades', 'front', 'back', 'centering', 'summary']) expect(grading).toHaveProperty(field);
     for (const absent of ['identification', 'value', 'market']) expect(first.json).not.toHaveProperty(absent);
-    expect(first.json.links).toEqual({ self: `/v1/grades/${first.json.id}` });
+    expect(first.json.links).toEqual({ self: `/v1/grades/${first.json.id}`, report: expect.stringMatching(new RegExp(`^${stack.baseUrl}/r/g[A-Za-z0-9_-]{43}$`)) });
     expectTempAreaEmpty();
 
     // Replay: same key, same bytes → the saved result, unchanged, no charge.

@@ -304,7 +304,7 @@ function apiSuite(mode: StackMode) {
     it('serves the OpenAPI document and the error catalogue that problem types point to', async () => {
       const doc = await stack.call('GET', '/openapi.json');
       expect(doc.status).toBe(200);
-      expect(doc.json).toMatchObject({ openapi: '3.1.0', info: { version: '1.4.0' } });
+      expect(doc.json).toMatchObject({ openapi: '3.1.0', info: { version: '1.5.0' } });
       const errors = await stack.call('GET', '/api-docs/errors');
       expect(errors.status).toBe(200);
       expect(String(errors.body)).toContain('id="insufficient_credits"');

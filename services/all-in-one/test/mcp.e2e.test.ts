@@ -12,7 +12,7 @@ import { startStack, type Stack, type StackMode } from './stack';
 // gRPC → services → the real engine). The Client validates every tool result's structuredContent against the
 // output schema the tool declared in tools/list (it is listed first on every connection).
 
-const TOOL_NAMES = ['register_agent', 'start_grading_trial', 'subscribe_grading', 'check_credits', 'grade_card', 'scan_card', 'buy_credits', 'get_grade_result', 'get_scan_result'];
+const TOOL_NAMES = ['register_agent', 'start_grading_trial', 'subscribe_grading', 'check_credits', 'grade_card', 'scan_card', 'buy_credits', 'get_grade_result', 'get_scan_result', 'share_report', 'revoke_report'];
 
 function mcpSuite(mode: StackMode) {
   let stack: Stack;
@@ -107,6 +107,20 @@ function mcpSuite(mode: StackMode) {
     }
     expect(scan.structuredContent).toMatchObject({ status: 'completed', identification: expect.any(Object), value: { currency: 'USD', sources: expect.any(Object) }, market: expect.any(Object) });
     expect(scan.structuredContent.grading).toBeUndefined();
+    // The result carries its report link, and the summary names it for the agent to hand on.
+    const report = (scan.structuredContent.links as { report: string }).report;
+    expect(report).toMatch(new RegExp(`^${stack.baseUrl}/r/s[A-Za-z0-9_-]{43}$`));
+    expect((scan.content[0] as { text: string }).text).toContain(report);
+    expect((await fetch(report)).status).toBe(200);
+    const shared = await call(agent, 'share_report', { scanId, expiresInDays: 7 });
+    expect(shared.isError).toBeFalsy();
+    expect(shared.structuredContent.url).not.toBe(report);
+    expect(Date.parse(String(shared.structuredContent.expiresAt)) - Date.now()).toBeGreaterThan(6.9 * 86_400_000);
+    expect((await fetch(report)).status).toBe(404);
+    expect(await call(agent, 'revoke_report', { scanId })).toMatchObject({ structuredContent: { revoked: true } });
+    expect((await fetch(String(shared.structuredContent.url))).status).toBe(404);
+    expect(await call(agent, 'revoke_report', { scanId })).toMatchObject({ structuredContent: { revoked: false } });
+    expectToolError(await call(agent, 'share_report', { scanId: 999_999 }), 'scan_not_found', 404);
     expectToolError(await call(agent, 'scan_card', { frontImageUrl: images.front, backImageUrl: images.back, modules: ['everything'] }), 'invalid_body', 400);
 
     const offer = await call(agent, 'buy_credits', { pack: 'starter' });
@@ -203,7 +217,11 @@ function mcpSuite(mode: StackMode) {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(bad.status).toBe(401);
-    expect(bad.headers.get('www-authenticate')).toBe('Bearer realm="CardLens"');
+    expect(bad.headers.get('www-authenticate')).toBe(`Bearer realm="CardLens", resource_metadata="${stack.baseUrl}/.well-known/oauth-protected-resource/mcp"`);
+    // RFC 9728 metadata where the header points: the key is a Bearer token in the header; no authorization server.
+    const metadata = await fetch(`${stack.baseUrl}/.well-known/oauth-protected-resource/mcp`);
+    expect(metadata.status).toBe(200);
+    expect(await metadata.json()).toMatchObject({ resource: `${stack.baseUrl}/mcp`, bearer_methods_supported: ['header'], cardlens_api_key_registration: `${stack.baseUrl}/v1/agents` });
     expect(bad.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(((await bad.json()) as { code: string }).code).toBe('invalid_api_key');
     // The HTTP-level rules of the REST API: a key's request spends the per-key limit; without a key, the per-IP one.

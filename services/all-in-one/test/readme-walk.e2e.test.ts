@@ -59,9 +59,11 @@ describe('the README walk', () => {
       for (const answer of [
         '"tier":"registered","credits":3',
         '"status":"queued","modules":["full"],"creditsCharged":2,"creditsRemaining":1',
+        '<h1>',
+        '\n204\n404\n',
         '"code":"insufficient_credits"',
         '"code":"invalid_image_url"',
-        'WWW-Authenticate: Bearer realm="CardLens"',
+        'WWW-Authenticate: Bearer realm="CardLens", resource_metadata="',
         '/sandbox/checkout/cs_sandbox_',
         'X-Credits-Remaining: 26',
         '"status":"trialing"',

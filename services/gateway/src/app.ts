@@ -15,6 +15,7 @@ import { sendProblem } from './http/problem';
 import { agentRoutes } from './routes/agents';
 import { pricingRoutes } from './routes/pricing';
 import { purchaseRoutes, WEBHOOK_BODY_LIMIT, webhookRoutes } from './routes/purchases';
+import { reportRoutes } from './routes/reports';
 import { docsRoutes } from './routes/docs';
 import { gradeRoutes } from './routes/grades';
 import { mcpRoutes } from './routes/mcp';
@@ -79,6 +80,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(docsRoutes({ baseUrl: deps.baseUrl, limiters: deps.limiters, readiness: async () => ({ ...(await deps.downstream.readiness()), rateLimits: deps.limiters.store() }) }));
   app.use(agentRoutes(ctx));
   app.use(scanRoutes(ctx));
+  app.use(reportRoutes(ctx));
   app.use(gradeRoutes(ctx));
   app.use(pricingRoutes(deps));
   app.use(purchaseRoutes(ctx));

@@ -102,6 +102,7 @@ export interface DownstreamOptions {
  * agents that read them again. Bounded by count: a completed result is a few KB.
  */
 const FINISHED_SCANS_KEPT = 2_000;
+const FINISHED_SCAN_TTL_MS = 30_000;
 /** Completed or failed: the scan will not change again. */
 export const isFinishedScan = (scan: scansV1.ScanResult): boolean => scan.status === scansV1.ScanStatus.COMPLETED || scan.status === scansV1.ScanStatus.FAILED;
 
@@ -145,7 +146,9 @@ export function createDownstream(options: DownstreamOptions) {
   });
   // The HTTP view of each kept answer, made once: polling agents read the same answer many times.
   const subscriptionViews = new WeakMap<billingV1.GetSubscriptionResponse, { prepaidCredits: number; gradingSubscription: GradingSubscriptionView }>();
-  const finishedScans = new LRUCache<string, scansV1.ScanResult>({ max: FINISHED_SCANS_KEPT });
+  // A finished scan never changes except for its share link (issued, revoked): this gateway forgets its copy when
+  // it does either, and another replica's copy is at most FINISHED_SCAN_TTL_MS old.
+  const finishedScans = new LRUCache<string, scansV1.ScanResult>({ max: FINISHED_SCANS_KEPT, ttl: FINISHED_SCAN_TTL_MS });
 
   return {
     async registerAgent(request: { name: string; contactEmail?: string | null | undefined; operatorUrl?: string | null | undefined; commercialOnly?: boolean | undefined; clientIp: string }) {
@@ -273,6 +276,32 @@ export function createDownstream(options: DownstreamOptions) {
       return png;
     },
 
+    /** A new share link to the agent's completed scan's report page (the old one stops working). */
+    async issueReportLink(agentId: number, scanId: number, expiresInDays: number | undefined): Promise<commonV1.ReportLink> {
+      finishedScans.delete(`${agentId}:${scanId}`);
+      const { link } = await callUnary(scans, 'issueReportLink', { agentId, scanId, expiresInDays: expiresInDays ?? 0 }, deadline);
+      finishedScans.delete(`${agentId}:${scanId}`);
+      if (!link) throw new Error('scans returned no link');
+      return link;
+    },
+
+    /** Revokes the scan's live share link; whether there was one. */
+    async revokeReportLink(agentId: number, scanId: number): Promise<boolean> {
+      const { revoked } = await callUnary(scans, 'revokeReportLink', { agentId, scanId }, deadline);
+      finishedScans.delete(`${agentId}:${scanId}`);
+      return revoked;
+    },
+
+    /** The completed scan behind a live share link (report_not_found otherwise). */
+    async getReport(token: string): Promise<scansV1.GetReportResponse> {
+      return callUnary(scans, 'getReport', { token }, deadline);
+    },
+
+    async getReportOverlay(token: string): Promise<Buffer> {
+      const { png } = await callUnary(scans, 'getReportOverlay', { token }, deadline);
+      return png;
+    },
+
     /** POST /v1/grades: one synchronous commercial grade (or the replay of a completed one). */
     async gradeCard(request: { agentId: number; idempotencyKey: string; front: Uint8Array; back: Uint8Array }): Promise<gradingV1.GradeCardResponse> {
       const response = await callUnary(grading, 'gradeCard', { ...request, front: Buffer.from(request.front), back: Buffer.from(request.back) }, { deadlineMs: options.gradeDeadlineMs });
@@ -283,6 +312,23 @@ export function createDownstream(options: DownstreamOptions) {
     async getGrade(agentId: number, gradeId: number): Promise<gradingV1.CommercialGrade | undefined> {
       const { grade } = await callUnary(grading, 'getGrade', { agentId, gradeId }, deadline);
       return grade;
+    },
+
+    /** A new share link to the agent's completed grade's report page (the old one stops working). */
+    async issueGradeReportLink(agentId: number, gradeId: number, expiresInDays: number | undefined): Promise<commonV1.ReportLink> {
+      const { link } = await callUnary(grading, 'issueGradeReportLink', { agentId, gradeId, expiresInDays: expiresInDays ?? 0 }, deadline);
+      if (!link) throw new Error('grading returned no link');
+      return link;
+    },
+
+    async revokeGradeReportLink(agentId: number, gradeId: number): Promise<boolean> {
+      const { revoked } = await callUnary(grading, 'revokeGradeReportLink', { agentId, gradeId }, deadline);
+      return revoked;
+    },
+
+    /** The completed grade behind a live share link (report_not_found otherwise). */
+    async getGradeReport(token: string): Promise<gradingV1.GetGradeReportResponse> {
+      return callUnary(grading, 'getGradeReport', { token }, deadline);
     },
 
     /** POST /v1/credits/purchase: a hosted checkout (or, with a token, an inline payment). */

@@ -28,6 +28,8 @@ export const gradingConfigSchema = z.object({
   GRADING_TEMP_DIR: z.string().default(path.join(os.tmpdir(), 'cardlens-grading')),
   /** How often grades left in flight by a stopped process, and outcomes billing has not been told, are settled. */
   GRADE_SETTLE_INTERVAL_MS: env.positiveInt(15000),
+  /** Lifetime of a report share link (issued with every completed grade; an agent may ask for 1-365 days). */
+  REPORT_LINK_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /** The sweeper removes anything in the temp area older than this (left by a crash). */
   GRADING_TEMP_MAX_AGE_SECONDS: env.positiveInt(300),
   LOG_LEVEL: env.logLevel(),

@@ -61,7 +61,7 @@ export async function startGradingService(options: { config: GradingConfig; data
     host: config.GRADING_GRPC_HOST,
     port: config.GRADING_GRPC_PORT,
     services: [
-      gradingGrpcService({ prisma, billing: downstream.billing, analyze: downstream.analyze, lock, spool, logger, settings: { budgetMs: config.GRADE_BUDGET_MS } }),
+      gradingGrpcService({ prisma, billing: downstream.billing, analyze: downstream.analyze, lock, spool, logger, settings: { budgetMs: config.GRADE_BUDGET_MS, reportLinkTtlDays: config.REPORT_LINK_TTL_DAYS } }),
     ],
     logger,
   });

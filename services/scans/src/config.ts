@@ -20,6 +20,8 @@ const scansSettings = z.object({
   /** How long a request waits for a concurrent request with the same Idempotency-Key to finish. */
   IDEMPOTENCY_WAIT_MS: env.positiveInt(15000),
   IDEMPOTENCY_TTL_HOURS: env.positiveInt(24),
+  /** Lifetime of a report share link (issued with every completed scan; an agent may ask for 1-365 days). */
+  REPORT_LINK_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /** Scans left pending (a crash between the debit and the queueing) are settled after this many seconds. */
   STALE_PENDING_SECONDS: env.positiveInt(120),
   /** How often pending scans left by a crash, unrefunded scans, expired keys and stuck queued scans are looked for. */

@@ -55,7 +55,11 @@ async function openScans(options: StartOptions) {
 }
 
 function startWorker(options: StartOptions, parts: { prisma: PrismaClient; blobs: BlobStore; downstream: ReturnType<typeof createDownstream> }): Promise<Subscription> {
-  return subscribeScanJobs(options.bus, { ...parts, logger: options.logger.child({ role: 'scan-worker' }) }, { attempts: options.config.SCAN_JOB_ATTEMPTS });
+  return subscribeScanJobs(
+    options.bus,
+    { ...parts, logger: options.logger.child({ role: 'scan-worker' }), reportLinkTtlDays: options.config.REPORT_LINK_TTL_DAYS },
+    { attempts: options.config.SCAN_JOB_ATTEMPTS },
+  );
 }
 
 /**
@@ -101,6 +105,7 @@ export async function startScansService(options: StartOptions): Promise<RunningS
           idempotencyWaitMs: config.IDEMPOTENCY_WAIT_MS,
           idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
         },
+        reportLinkTtlDays: config.REPORT_LINK_TTL_DAYS,
       }),
     ],
     logger,

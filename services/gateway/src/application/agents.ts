@@ -1,16 +1,11 @@
-import { AppError } from '@cardlens/errors';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { AgentRegistrationRequest, type AgentRegistrationResponse } from '../contract/schemas';
+import { parseRequest } from '../contract/validate';
 import { consumeOrThrow, giveBack, type RateLimitHeaderSink } from '../http/rate-limits';
 import type { AppContext } from './context';
 
-/** Registration input: the types only; accounts enforces the field rules (lengths, email, URL). */
-export const registrationInput = z.object({
-  name: z.string({ error: (issue) => (issue.input === undefined ? 'name is required' : 'name must be a string') }).describe('Name of the agent or application (1-100 characters).'),
-  // format: what the JSON Schema advertises to clients; accounts checks the address and URL itself.
-  contactEmail: z.string({ error: 'contactEmail must be a string or null' }).meta({ format: 'email' }).nullish().describe("The owner's email (up to 256 characters): 3 trial credits instead of 1, and needed for a subscription."),
-  operatorUrl: z.string({ error: 'operatorUrl must be a string or null' }).meta({ format: 'uri' }).nullish().describe('Where the operator can be reached (up to 512 characters).'),
-  commercialOnly: z.boolean({ error: 'commercialOnly must be a boolean' }).optional().describe('A grading-subscription account: no prepaid trial credits.'),
-});
+/** Registration input: the contract's AgentRegistrationRequest, as strict as accounts' own field rules. */
+export const registrationInput = AgentRegistrationRequest;
 export type RegistrationInput = z.infer<typeof registrationInput>;
 
 export interface RegistrationView {
@@ -23,12 +18,9 @@ export interface RegistrationView {
   note?: string;
 }
 
-/** Parses a value against a use case's input schema; a mismatch is 400 invalid_body listing every problem. */
-export function parseInput<T extends z.ZodType>(schema: T, raw: unknown): z.infer<T> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new AppError('invalid_body', 'The request body must be a JSON object.');
-  const result = schema.safeParse(raw);
-  if (!result.success) throw new AppError('invalid_body', result.error.issues.map((i) => i.message).join('; '));
-  return result.data;
+/** Parses a request body with its contract schema; a mismatch is a 400 with the field's code (see contract/validate). */
+export function parseInput<T extends z.ZodType>(schema: T, raw: unknown): z.output<T> {
+  return parseRequest(schema, raw, { label: 'The request body', rootDetail: 'The request body must be a JSON object.' });
 }
 
 /**
@@ -57,7 +49,7 @@ export async function registerAgent(ctx: AppContext, raw: unknown, clientIp: str
     docsUrl: `${ctx.baseUrl}/api-docs`,
     message: registrationMessage(registered.credits, input.commercialOnly === true),
     ...(registered.note ? { note: registered.note } : {}),
-  };
+  } satisfies Omit<AgentRegistrationResponse, 'tier'> & { tier: RegistrationView['tier'] };
 }
 
 function registrationMessage(credits: number, commercialOnly: boolean): string {

@@ -42,7 +42,7 @@ function imageInput(bytes: Uint8Array): commonV1.ImageInput {
 
 /** MCP get_scan_result (free). */
 export async function getScan(ctx: AppContext, caller: Caller, id: unknown): Promise<ScanResultView> {
-  return presentScan(await ctx.downstream.getScan(caller.agentId, parseScanId(typeof id === 'number' ? String(id) : id)));
+  return presentScan(await ctx.downstream.getScan(caller.agentId, parseScanId(typeof id === 'number' ? String(id) : id)), ctx.baseUrl);
 }
 
 /**
@@ -56,7 +56,7 @@ export async function getScanJson(ctx: AppContext, caller: Caller, id: unknown):
   const scan = await ctx.downstream.getScan(caller.agentId, parseScanId(typeof id === 'number' ? String(id) : id));
   const kept = finishedScanJson.get(scan);
   if (kept !== undefined) return kept;
-  const json = JSON.stringify(presentScan(scan));
+  const json = JSON.stringify(presentScan(scan, ctx.baseUrl));
   if (isFinishedScan(scan)) finishedScanJson.set(scan, json);
   return json;
 }

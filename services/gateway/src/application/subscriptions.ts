@@ -1,6 +1,7 @@
 import { isoOrNull, type billingV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import { z } from 'zod';
+import { ContactEmail, PlanRequest } from '../contract/schemas';
 import type { GradingSubscriptionView } from '../downstream';
 import { parseInput, registerAgent, type RegistrationView } from './agents';
 import type { AppContext, Caller } from './context';
@@ -8,28 +9,16 @@ import type { AppContext, Caller } from './context';
 /** The plan keys of the HTTP contract (PlanKey); billing owns the plans and rejects any other key. */
 export const PLAN_KEYS = ['grading_5000', 'grading_10000'] as const;
 
-/** `plan` must be a string; whether it names a plan is billing's decision (invalid_plan lists its keys). */
-export const planInput = z.object({
-  plan: z
-    .string({ error: (issue) => `${issue.input === undefined || issue.input === null ? 'plan is required' : 'plan must be a string'}. Valid plans: ${PLAN_KEYS.join(', ')}.` })
-    // The schema advertises the plan keys; an unknown key is still billing's to refuse (invalid_plan with the list).
-    .meta({ enum: [...PLAN_KEYS] })
-    .describe(`The plan: ${PLAN_KEYS.join(' (5,000 grades a month, USD 250) or ')} (10,000 grades a month, USD 449).`),
-});
+/** The body of checkout and change-plan: the contract's PlanRequest (any plan mistake is invalid_plan with the keys). */
+export const planInput = PlanRequest;
 
 export type CheckoutView =
   | { action: 'checkout'; plan: string; checkoutUrl: string; expiresAt: string | null; trialDays: number; message: string }
   | { action: 'portal'; portalUrl: string; message: string }
   | { action: 'scheduled'; plan: string; pendingPlan: string; effectiveAtUtc: string | null; message: string };
 
-/** A plan error (missing or non-string plan) is invalid_plan, as billing reports an unknown key. */
 function parsePlan(raw: unknown): string {
-  try {
-    return parseInput(planInput, raw).plan;
-  } catch (error) {
-    if (error instanceof AppError && typeof raw === 'object' && raw !== null && !Array.isArray(raw)) throw new AppError('invalid_plan', error.detail);
-    throw error;
-  }
+  return parseInput(planInput, raw).plan;
 }
 
 /**
@@ -109,7 +98,7 @@ export async function checkCreditsJson(ctx: AppContext, caller: Caller): Promise
 
 export const gradingTrialInput = z.object({
   applicationName: z.string({ error: 'applicationName must be a string' }).describe('Name of the application that will grade (1-100 characters).'),
-  ownerEmail: z.string({ error: 'ownerEmail must be a string' }).describe("The account owner's email; the owner completes the checkout."),
+  ownerEmail: ContactEmail.clone().describe("The account owner's email; the owner completes the checkout."),
   plan: planInput.shape.plan,
 });
 

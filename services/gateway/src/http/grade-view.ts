@@ -1,5 +1,6 @@
 import { commonV1, gradingAssessment, gradingV1, isoOrNull } from '@cardlens/contracts';
-import { assessedOnly, centeringRatio, presentEngine, presentNotAssessed, presentSubGrades, score, type AssessedSubGradesView, type CenteringRatioView, type EngineView } from './scan-view';
+import { assessedOnly, centeringRatio, presentEngine, presentNotAssessed, presentSubGrades, reportUrl, score, type AssessedSubGradesView, type CenteringRatioView, type EngineView } from './scan-view';
+import type { NotAssessedItem } from '../contract/schemas';
 
 /** The JSON of a commercial grade (GET /v1/grades/{id}, and POST /v1/grades when completed). */
 export interface GradeView {
@@ -14,7 +15,10 @@ export interface GradeView {
   refundedAt?: string | null;
   error?: string;
   grading?: CommercialGradingView;
-  links: { self: string };
+  /** `report` (completed grades): the live share link of the report page, absent once revoked or expired. */
+  links: { self: string; report?: string };
+  /** Completed grades: when links.report stops working; null without a live link. */
+  reportExpiresAt?: string | null;
 }
 
 /** Numeric condition scores only: never identification, value or market. */
@@ -28,8 +32,8 @@ export interface CommercialGradingView {
   back: AssessedSubGradesView;
   centering: { front: CenteringRatioView | null; back: CenteringRatioView | null };
   summary: string;
-  notAssessed: string[];
-  notAssessedReasons: { item: string; reason: string }[];
+  notAssessed: NotAssessedItem[];
+  notAssessedReasons: { item: NotAssessedItem; reason: string }[];
   engine: EngineView;
 }
 
@@ -46,7 +50,8 @@ const SOURCE: Record<number, GradeView['billingSource']> = {
 
 export const gradePath = (id: number): string => `/v1/grades/${id}`;
 
-export function presentGrade(grade: gradingV1.CommercialGrade | undefined): GradeView {
+/** `baseUrl` makes the share link of a completed grade absolute. */
+export function presentGrade(grade: gradingV1.CommercialGrade | undefined, baseUrl = ''): GradeView {
   if (!grade) throw new Error('grading returned no grade');
   const status = STATUS[grade.status] ?? 'processing';
   const view: GradeView = {
@@ -65,6 +70,10 @@ export function presentGrade(grade: gradingV1.CommercialGrade | undefined): Grad
     view.error = grade.error;
   }
   if (status === 'completed' && grade.grading) view.grading = presentCommercialGrading(grade.grading);
+  if (status === 'completed') {
+    if (grade.reportLink) view.links.report = reportUrl(baseUrl, grade.reportLink.token);
+    view.reportExpiresAt = grade.reportLink ? isoOrNull(grade.reportLink.expiresAt) : null;
+  }
   return view;
 }
 

@@ -1,79 +1,23 @@
 import { createHash } from 'node:crypto';
-import { SCAN_MODULES_BY_NAME, scanModuleByName, scansV1 } from '@cardlens/contracts';
+import type { scansV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
+import { parameters } from '../contract/operations';
+import { parseRequest } from '../contract/validate';
 
 /**
  * The pure parts of POST /v1/scans and GET /v1/scans/{id}: the `modules` value, the Idempotency-Key header,
  * the request fingerprint that tells an idempotent replay from a reused key, and the scan id path segment.
  */
 
-/** The modules a client may request, by their API name (`deep` exists but is refused: deep_unsupported). */
-const VALID_NAMES = Object.keys(SCAN_MODULES_BY_NAME).join(', ');
-const MODULES_FORMAT = `an array of module names or one string listing them separated by commas or spaces (${VALID_NAMES})`;
-
-function invalidModules(detail: string): AppError {
-  return new AppError('invalid_modules', detail);
-}
+export { parseModules } from '../contract/modules';
 
 /**
- * Parses the `modules` value of a scan request: an array of names, or one string of names separated by commas
- * and/or whitespace. Names are lower-case `identify`, `grade`, `market`, `full`; `full` stands alone.
- * Throws AppError `deep_unsupported` when `deep` is named anywhere, otherwise `invalid_modules` for a missing,
- * empty, non-string, unknown, duplicated or `full`-combined value.
- */
-export function parseModules(value: unknown): scansV1.Module[] {
-  if (value === undefined || value === null) {
-    throw invalidModules(`modules is required: ${MODULES_FORMAT}.`);
-  }
-  let names: unknown[];
-  if (typeof value === 'string') {
-    names = value.split(/[\s,]+/).filter((name) => name !== '');
-  } else if (Array.isArray(value)) {
-    names = value;
-  } else {
-    throw invalidModules(`modules must be ${MODULES_FORMAT}.`);
-  }
-
-  // `deep` has its own code wherever it appears, whatever else is wrong with the value.
-  if (names.some((name) => typeof name === 'string' && name.trim().toLowerCase() === 'deep')) {
-    throw new AppError('deep_unsupported', 'The deep module (multi-angle scan) is not available through this API. Use identify, grade, market or full.');
-  }
-  if (names.some((name) => typeof name !== 'string')) {
-    throw invalidModules(`Every item of modules must be a string (${VALID_NAMES}).`);
-  }
-  if (names.length === 0) {
-    throw invalidModules(`modules must name at least one module (${VALID_NAMES}).`);
-  }
-
-  const modules: scansV1.Module[] = [];
-  for (const name of names as string[]) {
-    const module = scanModuleByName(name);
-    if (module === undefined) {
-      const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name);
-      const hint = scanModuleByName(name.trim().toLowerCase()) !== undefined ? ' Module names are lower-case, without spaces.' : '';
-      throw invalidModules(`Unknown module ${shown}. Valid modules: ${VALID_NAMES}.${hint}`);
-    }
-    if (modules.includes(module)) throw invalidModules(`Module "${name}" is listed more than once.`);
-    modules.push(module);
-  }
-  if (modules.length > 1 && modules.includes(scansV1.Module.FULL)) {
-    throw invalidModules('full includes every module and cannot be combined with other modules.');
-  }
-  return modules;
-}
-
-export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,64}$/;
-
-/**
- * The Idempotency-Key header: absent gives undefined; otherwise it must be 1-64 characters of [A-Za-z0-9_-]
- * (AppError `invalid_idempotency_key`). The key itself is never echoed back.
+ * The Idempotency-Key header, checked by the contract's IdempotencyKey schema: absent gives undefined; otherwise
+ * it must be 1-64 characters of [A-Za-z0-9_-] (AppError `invalid_idempotency_key`). The key is never echoed back.
  */
 export function parseIdempotencyKey(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY.test(header)) {
-    throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1-64 characters of A-Z, a-z, 0-9, "_" and "-".');
-  }
-  return header;
+  return parseRequest(parameters.IdempotencyKeyOptional.schema, header, { label: 'Idempotency-Key' });
 }
 
 /** An image as the fingerprint sees it: the URL as sent, or the uploaded bytes. */
@@ -111,6 +55,6 @@ export function positiveId(raw: unknown): number | undefined {
  */
 export function parseScanId(raw: unknown): number {
   const id = positiveId(raw);
-  if (id === undefined) throw new AppError('scan_not_found', 'No scan with this id exists for this agent.');
+  if (id === undefined || !parameters.ScanId.schema.safeParse(id).success) throw new AppError('scan_not_found', 'No scan with this id exists for this agent.');
   return id;
 }

@@ -1,4 +1,5 @@
 import { ASPECTS, commonV1, gradingAssessment, isoFromTimestamp, isoOrNull, scanModuleName, scansV1, type Aspect, type ScanModuleName } from '@cardlens/contracts';
+import { NotAssessedItem, type ScanAccepted } from '../contract/schemas';
 
 /**
  * Presenter of prepaid scans: scans.v1 messages -> the JSON of the OpenAPI schemas ScanAccepted and ScanResult
@@ -15,14 +16,8 @@ export function moduleNames(modules: readonly scansV1.Module[]): ScanModuleName[
 
 export const scanPath = (scanId: number): string => `/v1/scans/${scanId}`;
 
-export interface ScanAcceptedView {
-  id: number;
-  status: 'queued';
-  modules: ScanModuleName[];
-  creditsCharged: number;
-  creditsRemaining: number;
-  links: { self: string };
-}
+/** The 202 body of POST /v1/scans: the contract's ScanAccepted (src/contract), so the builder cannot drift from the document. */
+export type ScanAcceptedView = ScanAccepted;
 
 /** The 202 body of POST /v1/scans, for a new scan and for an idempotent replay alike (`status` is always queued). */
 export function presentScanAccepted(accepted: scansV1.CreateScanResponse): ScanAcceptedView {
@@ -117,8 +112,8 @@ export interface ScanGradingView {
   centering: { front: CenteringRatioView | null; back: CenteringRatioView | null };
   subGradeConfidence: AssessedSubGradesView;
   defects: DefectView[];
-  notAssessed: string[];
-  notAssessedReasons: { item: string; reason: string }[];
+  notAssessed: NotAssessedItem[];
+  notAssessedReasons: { item: NotAssessedItem; reason: string }[];
   frontBack: { front: AssessedSubGradesView; back: AssessedSubGradesView | null };
   engine: EngineView;
   links: { overlay: string };
@@ -173,6 +168,10 @@ export interface ScanCompletedView {
   market?: MarketAnalysisView;
   /** Present where the paid grade could not be given: the credits given back and why. */
   refund?: { credits: number; reason: string };
+  /** `report`: the live share link of the report page (absent once revoked or expired). */
+  links: { self: string; report?: string };
+  /** When the share link in links.report stops working; null without one. */
+  reportExpiresAt: string | null;
 }
 
 export type ScanResultView = ScanInFlightView | ScanFailedView | ScanCompletedView;
@@ -194,8 +193,14 @@ const GENERIC_FAILURE = 'The scan could not be completed.';
 
 // ---------------------------------------------------------------------------------------------- scan result
 
-/** GET /v1/scans/{id}: the scan by status. Throws for a status the API does not know (rendered as a 500). */
-export function presentScan(scan: scansV1.ScanResult): ScanResultView {
+/** The report page of a share link: absolute, since it is meant to be handed to people. */
+export const reportUrl = (baseUrl: string, token: string): string => `${baseUrl}/r/${token}`;
+
+/**
+ * GET /v1/scans/{id}: the scan by status. Throws for a status the API does not know (rendered as a 500).
+ * `baseUrl` makes the share link absolute.
+ */
+export function presentScan(scan: scansV1.ScanResult, baseUrl = ''): ScanResultView {
   const id = scan.scanId;
   const state = scan.state;
   switch (scan.status) {
@@ -221,14 +226,14 @@ export function presentScan(scan: scansV1.ScanResult): ScanResultView {
     }
     case scansV1.ScanStatus.COMPLETED: {
       if (state?.$case !== 'completed') throw new Error(`scan ${id} is completed without a result`);
-      return presentCompleted(id, scan.modules, state.value);
+      return presentCompleted(id, scan.modules, state.value, scan.reportLink, baseUrl);
     }
     default:
       throw new Error(`scan ${id} has unknown status ${scan.status}`);
   }
 }
 
-function presentCompleted(id: number, modules: readonly scansV1.Module[], completed: scansV1.ScanCompleted): ScanCompletedView {
+function presentCompleted(id: number, modules: readonly scansV1.Module[], completed: scansV1.ScanCompleted, link: commonV1.ReportLink | undefined, baseUrl: string): ScanCompletedView {
   const names = moduleNames(modules);
   // The scans service fills only the paid sections; the module list gates them too so the view always agrees
   // with `modules` (grading iff grade|full, value and market iff market|full).
@@ -240,6 +245,8 @@ function presentCompleted(id: number, modules: readonly scansV1.Module[], comple
     modules: names,
     completedAt: isoOrNull(completed.completedAt),
     identification: presentIdentification(completed),
+    links: { self: scanPath(id), ...(link ? { report: reportUrl(baseUrl, link.token) } : {}) },
+    reportExpiresAt: link ? isoOrNull(link.expiresAt) : null,
   };
   if (wantsGrading && completed.grading) view.grading = presentGrading(id, completed.grading);
   if (wantsMarket && completed.value) view.value = presentValue(completed.value);
@@ -297,10 +304,9 @@ const DEFECT_KINDS: Partial<Record<commonV1.DefectKind, DefectKindName>> = {
   [commonV1.DefectKind.PRINT_DEFECT]: 'print_defect',
 };
 
-const NOT_ASSESSED_ITEMS = new Set([
-  'front_centering', 'front_corners', 'front_edges', 'front_surface',
-  'back_centering', 'back_corners', 'back_edges', 'back_surface',
-]);
+/** The aspects a grade can leave unassessed: the contract's NotAssessedItem. */
+const NOT_ASSESSED_ITEMS = new Set<string>(NotAssessedItem.options);
+const isNotAssessedItem = (item: string): item is NotAssessedItem => NOT_ASSESSED_ITEMS.has(item);
 
 /** Severity 0-1 -> bucket: minor below 0.34, moderate below 0.67, major above. */
 export function severityName(severity: number): DefectView['severity'] {
@@ -349,8 +355,8 @@ function reasonOf(grading: commonV1.Grading, item: string): string {
 }
 
 /** The aspects the engine could not assess, each with its reason. */
-export function presentNotAssessed(grading: commonV1.Grading): { notAssessed: string[]; notAssessedReasons: { item: string; reason: string }[] } {
-  const notAssessed = [...new Set(grading.notAssessed)].filter((item) => NOT_ASSESSED_ITEMS.has(item));
+export function presentNotAssessed(grading: commonV1.Grading): { notAssessed: NotAssessedItem[]; notAssessedReasons: { item: NotAssessedItem; reason: string }[] } {
+  const notAssessed = [...new Set(grading.notAssessed)].filter(isNotAssessedItem);
   return { notAssessed, notAssessedReasons: notAssessed.map((item) => ({ item, reason: reasonOf(grading, item) })) };
 }
 

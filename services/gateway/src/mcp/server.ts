@@ -41,10 +41,24 @@ export function portableSchema(node: unknown): unknown {
   return out;
 }
 
+/**
+ * Replaces `$ref`s into `definitions` by the definitions themselves: tool schemas reuse the REST contract's
+ * named pieces (PlanKey, Module, IdempotencyKey), and a tool's schema should stand alone for any client.
+ */
+function inlineDefinitions(node: unknown, definitions: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((child) => inlineDefinitions(child, definitions));
+  if (!node || typeof node !== 'object') return node;
+  const { $ref, ...rest } = node as Record<string, unknown>;
+  const inlined = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inlineDefinitions(value, definitions)]));
+  const name = typeof $ref === 'string' && $ref.startsWith('#/definitions/') ? $ref.slice('#/definitions/'.length) : undefined;
+  if (name === undefined || !(name in definitions)) return $ref === undefined ? inlined : { $ref, ...inlined };
+  return { ...(inlineDefinitions(definitions[name], definitions) as Record<string, unknown>), ...inlined };
+}
+
 /** JSON Schema (draft-07, which MCP clients validate with) of a tool's input or output. */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return portableSchema(rest) as Tool['inputSchema'];
+  const { $schema: _drop, definitions, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return portableSchema(inlineDefinitions(rest, (definitions ?? {}) as Record<string, unknown>)) as Tool['inputSchema'];
 }
 
 /** The REST API's RFC 9457 problem record: a tool error's structuredContent. */

@@ -6,8 +6,10 @@ import type { AppContext, Caller } from '../application/context';
 import { getGrade, gradeCard, gradeUrls, gradeUrlsInput } from '../application/grades';
 import { startCreditPurchase } from '../application/purchases';
 import { getScan, submitScan } from '../application/scans';
-import { IDEMPOTENCY_KEY } from '../http/scan-request';
+import { IdempotencyKey, Module, PurchaseRequest } from '../contract/schemas';
+import { parameters } from '../contract/operations';
 import { checkCredits, gradingTrialInput, planInput, startGradingTrial, subscribeGrading } from '../application/subscriptions';
+import { REPORT_LINK_MAX_DAYS, revokeReport, shareReport, type ReportSubject } from '../application/reports';
 
 /**
  * The MCP tools. Each one calls the same use case as its REST twin (../application), so charges, limits,
@@ -71,7 +73,8 @@ const gradeView = z.looseObject({
       summary: z.string(),
     })
     .optional(),
-  links: z.object({ self: z.string() }),
+  // A completed grade also links its report page (the REST view's links.report); open like the REST object.
+  links: z.looseObject({ self: z.string(), report: z.string().optional() }),
 });
 
 const scanAccepted = z.looseObject({
@@ -161,9 +164,8 @@ const gradeCardInput = gradeUrlsInput.extend({
     .enum(['subscription', 'prepaid'])
     .default('subscription')
     .describe('subscription (default): grading only, synchronous, charged to the trial (free) or one grade of the monthly allowance. prepaid: an asynchronous prepaid scan with identification and grading (1 credit), polled with get_scan_result.'),
-  idempotencyKey: z
-    .string()
-    .regex(IDEMPOTENCY_KEY, 'idempotencyKey must be 1-64 characters of A-Z, a-z, 0-9, "_" and "-"')
+  // The REST Idempotency-Key's schema (1-64 characters of A-Z, a-z, 0-9, "_" and "-").
+  idempotencyKey: IdempotencyKey.clone()
     .optional()
     .describe('Makes a retry safe: the same key and photos replay the first result without a new charge. A fresh key is made when absent (and returned).'),
 });
@@ -199,17 +201,15 @@ const gradeCardTool: ToolDefinition = {
     return {
       result: { billingSource: grade.billingSource, idempotencyKey, grade: { ...grade } },
       summary: grade.grading
-        ? `AI grade ${grade.grading.grade} (${subGradesText(grade.grading.subGrades)}); ${grade.gradesCharged} grade charged (${grade.billingSource}). ${grade.grading.summary}`
+        ? `AI grade ${grade.grading.grade} (${subGradesText(grade.grading.subGrades)}); ${grade.gradesCharged} grade charged (${grade.billingSource}). ${grade.grading.summary}${grade.links.report ? ` Report page for people (no key needed): ${grade.links.report}` : ''}`
         : `Grade ${grade.id}: ${grade.status}.`,
     };
   },
 };
 
-const SCAN_MODULE_NAMES = ['identify', 'grade', 'market', 'full'] as const;
-
 const scanCardInput = gradeUrlsInput.extend({
   modules: z
-    .array(z.enum(SCAN_MODULE_NAMES))
+    .array(Module)
     .min(1)
     .describe('What to run (GET /v1/pricing has the live credits): identify (identification), grade (identification and AI grade), market (identification, raw and graded USD values with their sources, market insights), full (all of it).'),
   idempotencyKey: gradeCardInput.shape.idempotencyKey,
@@ -240,7 +240,7 @@ const buyCreditsTool: ToolDefinition = {
   name: 'buy_credits',
   title: 'Buy a credit pack (checkout link)',
   description: `Get a hosted checkout link for a prepaid credit pack (GET /v1/credits/packs lists them with their live prices). Give checkoutUrl to the human owner, who pays on the hosted page; never ask for, collect or handle payment-card details. The credits are added when the payment completes (check with check_credits); asking again returns the same open link. Charges nothing itself. ${KEY_NOTE}`,
-  input: z.object({ pack: z.string().regex(/^[a-z0-9_]+$/, 'pack is a pack key such as starter').describe('The pack key (GET /v1/credits/packs), e.g. starter.') }),
+  input: z.object({ pack: PurchaseRequest.shape.pack.clone().describe('The pack key (GET /v1/credits/packs), e.g. starter.') }),
   output: z.looseObject({ checkoutUrl: z.string(), pack: z.string(), credits: z.number().int(), priceUsd: z.number(), expiresAt: z.string().nullable() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   needsKey: true,
@@ -263,7 +263,8 @@ const getGradeResultTool: ToolDefinition = {
   needsKey: true,
   async run(ctx, args, caller) {
     const grade = await getGrade(ctx.app, caller, args.gradeId);
-    return { result: { ...grade }, summary: `Grade ${grade.id}: ${grade.status}${grade.grading ? `, AI grade ${grade.grading.grade}` : ''}.` };
+    const report = grade.links.report ? ` Report page for people (no key needed): ${grade.links.report}` : '';
+    return { result: { ...grade }, summary: `Grade ${grade.id}: ${grade.status}${grade.grading ? `, AI grade ${grade.grading.grade}` : ''}.${report}` };
   },
 };
 
@@ -271,13 +272,57 @@ const getScanResultTool: ToolDefinition = {
   name: 'get_scan_result',
   title: 'Poll a prepaid scan',
   description: `Poll a prepaid scan (from scan_card, grade_card with billingSource prepaid, or POST /v1/scans): queued or processing with progress, completed with identification and grading (and value and market when paid for), or failed. Free; poll every 1-2 seconds. ${KEY_NOTE}`,
-  input: z.object({ scanId: z.number().int().positive().describe('The scan id returned by scan_card or grade_card (scan.id).') }),
+  input: z.object({ scanId: parameters.ScanId.schema.clone().describe('The scan id returned by scan_card or grade_card (scan.id).') }),
   output: z.looseObject({ id: z.number().int(), status: z.enum(['queued', 'processing', 'completed', 'failed']) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   needsKey: true,
   async run(ctx, args, caller) {
     const scan = await getScan(ctx.app, caller, args.scanId);
-    return { result: { ...scan }, summary: `Scan ${scan.id}: ${scan.status}.` };
+    const report = scan.status === 'completed' && scan.links.report ? ` Report page for people (no key needed): ${scan.links.report}` : '';
+    return { result: { ...scan }, summary: `Scan ${scan.id}: ${scan.status}.${report}` };
+  },
+};
+
+const reportSubjectInput = z.object({
+  scanId: z.number().int().positive().optional().describe('A completed prepaid scan (scan.id). Give scanId or gradeId.'),
+  gradeId: z.union([z.number().int().positive(), z.string().regex(/^(grade_)?[1-9][0-9]*$/)]).optional().describe('A completed commercial grade: the integer id or grade_<id>. Give scanId or gradeId.'),
+});
+
+/** Exactly one of scanId and gradeId (a portable schema cannot say so: checked here, invalid_body otherwise). */
+function reportSubject(args: Record<string, unknown>): ReportSubject {
+  const hasScan = args.scanId !== undefined;
+  const hasGrade = args.gradeId !== undefined;
+  if (hasScan === hasGrade) throw new AppError('invalid_body', 'Give exactly one of scanId (a prepaid scan) and gradeId (a commercial grade).');
+  return hasScan ? { kind: 'scan', id: args.scanId } : { kind: 'grade', id: args.gradeId };
+}
+
+const shareReportTool: ToolDefinition = {
+  name: 'share_report',
+  title: 'Share a report page (new link)',
+  description: `Issue a new share link to the report page of a completed scan or commercial grade: an HTML page a person opens without an API key (for a scan: identification, the AI grade and what limited it, the overlay, defects, centering, values with their source; for a grade: the AI grade, sub-grades and centering). Every completed scan and grade already has one in links.report (30 days); this makes a new one with its own lifetime, and the old link stops working. Free. ${KEY_NOTE}`,
+  input: reportSubjectInput.extend({
+    expiresInDays: z.number().int().min(1).max(REPORT_LINK_MAX_DAYS).optional().describe('Lifetime of the link in days, 1-365; default 30.'),
+  }),
+  output: z.object({ url: z.string().meta({ format: 'uri' }), expiresAt: z.string().nullable(), createdAt: z.string().nullable() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  needsKey: true,
+  async run(ctx, args, caller) {
+    const link = await shareReport(ctx.app, caller, reportSubject(args), args.expiresInDays as number | undefined);
+    return { result: { ...link }, summary: `Report link, valid until ${link.expiresAt}: ${link.url}` };
+  },
+};
+
+const revokeReportTool: ToolDefinition = {
+  name: 'revoke_report',
+  title: 'Revoke a report link',
+  description: `Stop sharing the report page of a scan or commercial grade: its live link answers 404 at once (idempotent). share_report issues a new one. Free. ${KEY_NOTE}`,
+  input: reportSubjectInput,
+  output: z.object({ revoked: z.boolean().describe('Whether a live link was revoked (false: there was none).') }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  needsKey: true,
+  async run(ctx, args, caller) {
+    const result = await revokeReport(ctx.app, caller, reportSubject(args));
+    return { result: { ...result }, summary: result.revoked ? 'The report link no longer works.' : 'There was no live report link.' };
   },
 };
 
@@ -291,4 +336,6 @@ export const TOOLS: readonly ToolDefinition[] = [
   buyCreditsTool,
   getGradeResultTool,
   getScanResultTool,
+  shareReportTool,
+  revokeReportTool,
 ];

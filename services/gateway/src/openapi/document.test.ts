@@ -19,7 +19,7 @@ const BRIEF_CODES: Record<string, number> = {
   rate_limited: 429, grade_in_flight: 429, pricing_unavailable: 500, enqueue_failed: 500, spt_not_enabled: 501,
   stripe_error: 502, spt_stripe_error: 502,
   missing_back_image: 400, missing_idempotency_key: 400, invalid_plan: 400, contact_email_required: 400,
-  not_found: 404, grade_not_found: 404, subscription_not_found: 404, checkout_not_found: 404, method_not_allowed: 405,
+  not_found: 404, grade_not_found: 404, report_not_found: 404, subscription_not_found: 404, checkout_not_found: 404, method_not_allowed: 405,
   card_not_found: 422, image_too_complex: 422, nothing_assessable: 422, idempotency_key_reused: 409, subscription_exists: 409, checkout_pending: 409, plan_change_conflict: 409,
   grade_refunded: 409, request_timeout: 408, body_too_large: 413, unsupported_media_type: 415, headers_too_large: 431, internal_error: 500,
   billing_unavailable: 503, grader_unavailable: 503, grader_busy: 503, service_unavailable: 503,
@@ -34,6 +34,8 @@ const EXPECTED_OPERATIONS = [
   'GET /checkout/success', 'GET /checkout/cancelled', 'GET /checkout/subscribed', 'GET /sandbox/checkout/{sessionId}',
   'POST /sandbox/checkout/{sessionId}/pay', 'POST /sandbox/checkout/{sessionId}/cancel',
   'GET /sandbox/portal/{portalSessionId}', 'POST /sandbox/portal/{portalSessionId}/card', 'POST /sandbox/portal/{portalSessionId}/cancel',
+  'POST /v1/scans/{id}/report-link', 'DELETE /v1/scans/{id}/report-link', 'POST /v1/grades/{id}/report-link', 'DELETE /v1/grades/{id}/report-link',
+  'GET /r/{token}', 'GET /r/{token}/overlay.png', 'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/mcp',
 ];
 const OPEN = new Set([
   'POST /v1/agents', 'GET /v1/pricing', 'GET /v1/credits/packs', 'GET /v1/subscriptions/plans',
@@ -41,6 +43,7 @@ const OPEN = new Set([
   'GET /checkout/success', 'GET /checkout/cancelled', 'GET /checkout/subscribed', 'GET /sandbox/checkout/{sessionId}',
   'POST /sandbox/checkout/{sessionId}/pay', 'POST /sandbox/checkout/{sessionId}/cancel',
   'GET /sandbox/portal/{portalSessionId}', 'POST /sandbox/portal/{portalSessionId}/card', 'POST /sandbox/portal/{portalSessionId}/cancel',
+  'GET /r/{token}', 'GET /r/{token}/overlay.png', 'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/mcp',
 ]);
 const OPTIONAL_AUTH = new Set(['POST /mcp']);
 /** Error responses that come from the MCP transport as JSON-RPC error objects, not problem records. */
@@ -95,7 +98,7 @@ function problemConstraints(schema: unknown): { codes: string[]; statuses: numbe
 describe('OpenAPI document', () => {
   it('parses and is OpenAPI 3.1.0, version 1.3.0, served relative to /', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.4.0');
+    expect(doc.info.version).toBe('1.5.0');
     // One version everywhere: the MCP server announces the API's, and the chart deploys it.
     expect(MCP_SERVER_INFO.version).toBe(doc.info.version);
     const chart = readFileSync(fileURLToPath(new URL('../../../../charts/cardlens/Chart.yaml', import.meta.url)), 'utf8');
@@ -130,11 +133,14 @@ describe('OpenAPI document', () => {
     else expect(security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }]);
   });
 
-  const PROBES = new Set(['GET /healthz', 'GET /readyz']);
+  // Probes and the static protected-resource metadata take no input and are never rate limited (kubelets probe
+  // every replica from node addresses; MCP clients read the metadata before anything else).
+  const PROBES = new Set(['GET /healthz', 'GET /readyz', 'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/mcp']);
+  /** Errors a person's browser may get as an HTML page instead (content negotiation), beside the problem record. */
+  const HTML_ERRORS = new Set(['GET /r/{token} 404']);
   it.each(EXPECTED_OPERATIONS)('%s: documents 4xx errors as problem+json with codes of the right status', (key) => {
     const op = operations.find((o) => o.key === key)!;
     const errorStatuses = Object.keys(op.responses).filter((s) => /^[45]/.test(s));
-    // Probes take no input and are never rate limited (kubelets probe every replica from node addresses).
     if (!PROBES.has(key)) expect(errorStatuses.some((s) => s.startsWith('4'))).toBe(true);
     for (const status of errorStatuses) {
       const content = (op.responses[status]!.content ?? {}) as Record<string, Json>;
@@ -142,7 +148,7 @@ describe('OpenAPI document', () => {
         expect(content['application/json']).toBeDefined();
         continue;
       }
-      expect(Object.keys(content)).toEqual(['application/problem+json']);
+      expect(Object.keys(content).filter((type) => !(HTML_ERRORS.has(`${key} ${status}`) && type === 'text/html'))).toEqual(['application/problem+json']);
       const { codes, statuses } = problemConstraints(content['application/problem+json']!.schema);
       expect(codes.length).toBeGreaterThan(0);
       expect(statuses).toEqual([Number(status)]);

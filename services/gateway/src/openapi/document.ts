@@ -12,7 +12,7 @@ export interface OpenApiDocument {
   [key: string]: unknown;
 }
 
-/** services/gateway/openapi/openapi.yaml, the single source of the contract. */
+/** services/gateway/openapi/openapi.yaml: generated from the zod contract in src/contract (`npm run generate`); served as is. */
 export const OPENAPI_YAML_PATH = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url));
 
 function deepFreeze<T>(value: T): T {

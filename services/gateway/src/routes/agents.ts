@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../application/context';
+import { GradingSubscription, type AgentIdentity } from '../contract/schemas';
 import { registerAgent } from '../application/agents';
 import { authenticate, authOf, creditsOf, sendAuthenticated } from '../http/authenticated';
 import { clientIp } from '../http/client-ip';
@@ -34,8 +35,9 @@ export function agentRoutes(app: AppContext): Router {
         credits,
         keyPrefix: identity.keyPrefix,
         createdAt: identity.createdAt.toISOString(),
-        balances: { prepaidCredits: credits, gradingSubscription: subscription },
-      }, credits);
+        // Billing's view, held to the document's GradingSubscription (an undocumented value is a 500, not a silent drift).
+        balances: { prepaidCredits: credits, gradingSubscription: GradingSubscription.parse(subscription) },
+      } satisfies AgentIdentity, credits);
     })
     .all(methodNotAllowed('GET'));
 

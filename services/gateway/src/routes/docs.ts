@@ -42,6 +42,29 @@ export function docsRoutes(deps: { baseUrl: string; limiters: RateLimiters; read
     })
     .all(methodNotAllowed('GET'));
 
+  // OAuth 2.0 Protected Resource Metadata (RFC 9728), where 401s point (WWW-Authenticate resource_metadata) and
+  // where the MCP authorization spec looks. There is no authorization server: keys come from self-registration
+  // (POST /v1/agents, or the MCP tool register_agent), named in an extension member.
+  const resourceMetadata = (resource: string) => ({
+    resource,
+    resource_name: 'CardLens',
+    resource_documentation: `${deps.baseUrl}/api-docs`,
+    bearer_methods_supported: ['header'],
+    cardlens_api_key_registration: `${deps.baseUrl}/v1/agents`,
+  });
+  for (const [path, resource] of [
+    ['/.well-known/oauth-protected-resource', deps.baseUrl],
+    ['/.well-known/oauth-protected-resource/mcp', `${deps.baseUrl}/mcp`],
+  ] as const) {
+    router
+      .route(path)
+      .get((_req: Request, res: Response) => {
+        res.setHeader('Cache-Control', 'public, max-age=3600');
+        res.json(resourceMetadata(resource));
+      })
+      .all(methodNotAllowed('GET'));
+  }
+
   // Liveness: the process answers. Readiness: the services behind it are reachable.
   router.route('/healthz').get((_req: Request, res: Response) => void res.json({ status: 'ok' })).all(methodNotAllowed('GET'));
   router

@@ -1,7 +1,8 @@
 import { Router, type Request, type Response } from 'express';
-import { AppError } from '@cardlens/errors';
 import type { AppContext } from '../application/context';
-import { getGrade, gradeCard, gradeUrls } from '../application/grades';
+import { getGrade, gradeCard } from '../application/grades';
+import { GradeCreateJson, GradeCreateMultipart } from '../contract/schemas';
+import { parseRequest } from '../contract/validate';
 import { authenticate, authOf, sendAuthenticated } from '../http/authenticated';
 import { requireIdempotencyKey } from '../http/grade-request';
 import { multipartParts, photoBodyReader, type ImageSource } from '../http/image-intake';
@@ -36,16 +37,15 @@ export function gradeRoutes(app: AppContext): Router {
   return router;
 }
 
-/** JSON form: `frontImageUrl` and `backImageUrl` (both required) and an optional `modules`. */
+/** JSON form, checked by the contract's GradeCreateJson: `frontImageUrl` and `backImageUrl` (both required), optional `modules`. */
 function jsonInput(body: unknown): { front: ImageSource; back: ImageSource; modules: unknown } {
-  const modules = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).modules : undefined;
-  return { ...gradeUrls(body), modules };
+  const input = parseRequest(GradeCreateJson, body, { label: 'The request body', rootDetail: 'The request body must be a JSON object with frontImageUrl and backImageUrl.' });
+  return { front: { url: input.frontImageUrl, field: 'frontImageUrl' }, back: { url: input.backImageUrl, field: 'backImageUrl' }, modules: input.modules };
 }
 
-/** Multipart form: files `front` and `back` (both required), optional text field `modules` (`grade`). */
+/** Multipart form, checked by the contract's GradeCreateMultipart: files `front` and `back`, optional field `modules`. */
 function multipartInput(req: Request): { front: ImageSource; back: ImageSource; modules: unknown } {
   const { front, back, fields } = multipartParts(req);
-  if (!front) throw new AppError('missing_front_image', 'The front image file is required: send it in the multipart file field "front".');
-  if (!back) throw new AppError('missing_back_image', 'The back image file is required: send it in the multipart file field "back" (a commercial grade needs both sides).');
-  return { front: { content: front.buffer, field: 'front' }, back: { content: back.buffer, field: 'back' }, modules: fields.modules };
+  const input = parseRequest(GradeCreateMultipart, { front: front?.buffer, back: back?.buffer, modules: fields.modules }, { label: 'The form' });
+  return { front: { content: input.front, field: 'front' }, back: { content: input.back, field: 'back' }, modules: input.modules };
 }

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from 'pino';
 import type { AppContext, Caller } from '../application/context';
+import { parameters } from '../contract/operations';
 import { hasPresentedApiKey, presentedApiKey } from '../http/api-key';
 import { clientIp } from '../http/client-ip';
 import { consumeOrThrow } from '../http/rate-limits';
@@ -32,6 +33,11 @@ export function mcpRoutes(app: AppContext, logger: Logger): Router {
       } else {
         await consumeOrThrow(app.limiters.open, ip, res);
         res.setHeader('X-RateLimit-Policy', app.limiters.open.policy);
+      }
+      // The Accept the contract documents (parameters.McpAccept), answered as the MCP transport answers it.
+      if (!parameters.McpAccept.schema.safeParse(req.get('accept') ?? '').success) {
+        res.status(406).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' }, id: null });
+        return;
       }
       const server = createMcpServer(
         { app, caller, clientIp: ip },

@@ -8,6 +8,9 @@ import { clientIp } from '../http/client-ip';
 import { consumeOrThrow } from '../http/rate-limits';
 import { methodNotAllowed, requireJsonBody } from '../http/request';
 import type { AppContext } from '../application/context';
+import { parameters } from '../contract/operations';
+import { SandboxCardForm, SandboxCardUpdateForm } from '../contract/schemas';
+import { parseRequest } from '../contract/validate';
 import { startCreditPurchase } from '../application/purchases';
 
 export const money = (cents: number): string => `US$${(cents / 100).toFixed(2)}`;
@@ -17,7 +20,6 @@ const SANDBOX_CARDS: Record<SandboxCard, string> = {
   '4242424242424242': 'Visa 4242 (pays)',
   '4000000000000341': 'Visa 0341 (attaches; charges decline)',
 };
-const isSandboxCard = (value: unknown): value is SandboxCard => typeof value === 'string' && Object.hasOwn(SANDBOX_CARDS, value);
 
 /** Radio buttons (form field `card`) for the sandbox checkout and portal forms; the card that pays is preselected. */
 export function sandboxCardChoices(): string {
@@ -26,20 +28,17 @@ export function sandboxCardChoices(): string {
     .join('');
 }
 
-/** The `card` field of a sandbox form: one of the two test cards; absent is undefined unless required. */
+/** The `card` field of a sandbox form, checked by the contract's SandboxCardForm (required on the portal's card form). */
 export function sandboxCardOf(req: Request, required: boolean): SandboxCard | undefined {
-  const body: unknown = req.body;
-  const card = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).card : undefined;
-  if (card === undefined && !required) return undefined;
-  if (!isSandboxCard(card)) throw new AppError('invalid_body', `card must be one of the sandbox test cards: ${Object.keys(SANDBOX_CARDS).join(', ')}.`);
-  return card;
+  const body: unknown = req.body ?? {};
+  return parseRequest(required ? SandboxCardUpdateForm : SandboxCardForm, body, { label: 'The form' }).card;
 }
 
 /** Sandbox forms post application/x-www-form-urlencoded; parsed only on their routes. */
 export const sandboxFormBody = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
 /** A provider checkout session id as it appears in our URLs (Stripe `cs_test_…`/`cs_live_…`, sandbox `cs_sandbox_…`). */
-const CHECKOUT_SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
+const isCheckoutSessionId = (id: string): boolean => parameters.SandboxSessionId.schema.safeParse(id).success;
 
 /** Stripe's event payloads are a few kB; anything near this is not a Stripe event. */
 export const WEBHOOK_BODY_LIMIT = 512 * 1024;
@@ -90,7 +89,7 @@ export function purchaseRoutes(ctx: AppContext): Router {
     .get(async (req: Request, res: Response) => {
       await consumeOrThrow(limiters.open, clientIp(req), req.res);
       const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : '';
-      if (!CHECKOUT_SESSION_ID.test(sessionId)) throw new AppError('checkout_not_found', 'The link has no valid checkout session id.');
+      if (!isCheckoutSessionId(sessionId)) throw new AppError('checkout_not_found', 'The link has no valid checkout session id.');
       const session = await downstream.confirmCheckoutSession(sessionId);
       const pack = `${escapeHtml(session.pack)} pack, ${session.credits} credits, ${money(session.priceCents)}`;
       const states: Record<number, [string, string]> = {
@@ -173,7 +172,7 @@ export function purchaseRoutes(ctx: AppContext): Router {
 
 function sessionIdParam(req: Request): string {
   const id = String(req.params.sessionId ?? '');
-  if (!CHECKOUT_SESSION_ID.test(id)) throw new AppError('checkout_not_found', 'No checkout session with this id.');
+  if (!isCheckoutSessionId(id)) throw new AppError('checkout_not_found', 'No checkout session with this id.');
   return id;
 }
 

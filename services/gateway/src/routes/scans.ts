@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import { AppError } from '@cardlens/errors';
 import type { AppContext } from '../application/context';
+import { ScanCreateJson, ScanCreateMultipart } from '../contract/schemas';
+import { parseRequest } from '../contract/validate';
 import { getScanJson, submitScan, type ScanInput } from '../application/scans';
 import { authenticate, authOf, creditsOf, sendAuthenticated, setAuthenticatedHeaders } from '../http/authenticated';
 import { methodNotAllowed } from '../http/request';
@@ -53,19 +54,11 @@ export function scanRoutes(app: AppContext): Router {
   return router;
 }
 
-/** JSON form: `frontImageUrl` (required), `backImageUrl` (optional), `modules`; other members are ignored. */
+const BODY = { label: 'The request body', rootDetail: 'The request body must be a JSON object with frontImageUrl and modules.' };
+
+/** JSON form, checked by the contract's ScanCreateJson (other members are ignored). */
 function jsonInput(body: unknown): Omit<ScanInput, 'idempotencyKey'> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError('invalid_body', 'The request body must be a JSON object with frontImageUrl and modules.');
-  }
-  const { frontImageUrl, backImageUrl, modules } = body as Record<string, unknown>;
-  if (frontImageUrl === undefined || frontImageUrl === null) {
-    throw new AppError('missing_front_image', 'frontImageUrl is required: a publicly fetchable absolute http(s) URL of a JPEG or PNG.');
-  }
-  if (typeof frontImageUrl !== 'string') throw new AppError('invalid_body', 'frontImageUrl must be a string (an absolute http(s) URL).');
-  if (backImageUrl !== undefined && backImageUrl !== null && typeof backImageUrl !== 'string') {
-    throw new AppError('invalid_body', 'backImageUrl must be a string (an absolute http(s) URL) when given.');
-  }
+  const { frontImageUrl, backImageUrl, modules } = parseRequest(ScanCreateJson, body, BODY);
   return {
     modules,
     front: { url: frontImageUrl, field: 'frontImageUrl' },
@@ -73,13 +66,13 @@ function jsonInput(body: unknown): Omit<ScanInput, 'idempotencyKey'> {
   };
 }
 
-/** Multipart form: files `front` (required) and `back` (optional), text field `modules`. */
+/** Multipart form, checked by the contract's ScanCreateMultipart: files `front` (required) and `back`, field `modules`. */
 function multipartInput(req: Request): Omit<ScanInput, 'idempotencyKey'> {
   const { front, back, fields } = multipartParts(req);
-  if (!front) throw new AppError('missing_front_image', 'The front image file is required: send it in the multipart file field "front".');
+  const input = parseRequest(ScanCreateMultipart, { front: front?.buffer, back: back?.buffer, modules: fields.modules }, { label: 'The form' });
   return {
-    modules: fields.modules,
-    front: { content: front.buffer, field: 'front' },
-    back: back ? { content: back.buffer, field: 'back' } : undefined,
+    modules: input.modules,
+    front: { content: input.front, field: 'front' },
+    back: input.back ? { content: input.back, field: 'back' } : undefined,
   };
 }

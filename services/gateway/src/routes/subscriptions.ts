@@ -2,6 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import { AppError } from '@cardlens/errors';
 import { isoOrNull, type billingSandboxV1 } from '@cardlens/contracts';
 import type { AppContext } from '../application/context';
+import { parameters } from '../contract/operations';
+import { PlanKey, SubscriptionStatus, type CancelResponse, type PortalLinkResponse } from '../contract/schemas';
 import { changePlan, checkCreditsJson, subscribeGrading } from '../application/subscriptions';
 import { authenticate, authOf, sendAuthenticated, setAuthenticatedHeaders } from '../http/authenticated';
 import { escapeHtml, sendHtmlPage } from '../http/html';
@@ -10,8 +12,6 @@ import { consumeOrThrow } from '../http/rate-limits';
 import { methodNotAllowed, requireJsonBody } from '../http/request';
 import { money, sandboxCardChoices, sandboxCardOf, sandboxFormBody } from './purchases';
 
-/** A sandbox billing portal session id as it appears in our URLs (`bps_sandbox_…`). */
-const PORTAL_SESSION_ID = /^bps_[A-Za-z0-9_]{1,250}$/;
 
 const PORTAL_MESSAGE = 'Ask the account owner to open portalUrl to manage the payment method or cancel at period end. The link is short-lived; request a new one each time.';
 
@@ -33,7 +33,7 @@ export function subscriptionRoutes(app: AppContext): Router {
     .route('/v1/subscriptions/portal')
     .post(auth, async (_req: Request, res: Response) => {
       const portalUrl = await downstream.createPortalSession(authOf(res).agent.agentId);
-      await sendAuthenticated(res, downstream, 200, { action: 'portal', portalUrl, message: PORTAL_MESSAGE });
+      await sendAuthenticated(res, downstream, 200, { action: 'portal', portalUrl, message: PORTAL_MESSAGE } satisfies PortalLinkResponse);
     })
     .all(methodNotAllowed('POST'));
 
@@ -52,12 +52,12 @@ export function subscriptionRoutes(app: AppContext): Router {
       // Billing answers subscription_not_found unless a subscription with a plan and a deadline was cancelled.
       if (!accessEnds || !subscription.plan) throw new Error('billing cancelled a subscription without a plan or access end');
       await sendAuthenticated(res, downstream, 200, {
-        status: subscription.status,
-        plan: subscription.plan,
+        status: SubscriptionStatus.parse(subscription.status),
+        plan: PlanKey.parse(subscription.plan),
         cancelAtPeriodEnd: true,
         accessEndsAtUtc: accessEnds,
         message: 'No further charges. Grading access continues until accessEndsAtUtc.',
-      });
+      } satisfies CancelResponse);
     })
     .all(methodNotAllowed('POST'));
 
@@ -118,7 +118,7 @@ export function subscriptionRoutes(app: AppContext): Router {
 
 function portalSessionIdParam(req: Request): string {
   const id = String(req.params.portalSessionId ?? '');
-  if (!PORTAL_SESSION_ID.test(id)) throw new AppError('not_found', 'No sandbox billing portal session with this id.');
+  if (!parameters.SandboxPortalSessionId.schema.safeParse(id).success) throw new AppError('not_found', 'No sandbox billing portal session with this id.');
   return id;
 }
 

@@ -86,7 +86,7 @@ describe('the HTTP edge', () => {
     for (const query of ['api_key[]=clk_a', 'API_KEY=clk_a', 'apiKey[0]=clk_a', 'x-api-key=clk_a']) {
       const r = await fetch(`${gateway.baseUrl}/v1/agents/me?${query}`);
       expect(r.status).toBe(401);
-      expect(r.headers.get('www-authenticate')).toBe('Bearer realm="CardLens"');
+      expect(r.headers.get('www-authenticate')).toBe(`Bearer realm="CardLens", resource_metadata="${gateway.baseUrl}/.well-known/oauth-protected-resource"`);
       expect(((await r.json()) as { detail: string }).detail).toMatch(/never accepted in URLs/);
     }
     const two = await fetch(`${gateway.baseUrl}/v1/agents/me`, { headers: { Authorization: 'Bearer clk_aaaa', 'X-Api-Key': 'clk_bbbb' } });

@@ -10,6 +10,7 @@ import {
   type ScanCompletedView,
   type ScanInFlightView,
 } from '../../src/http/scan-view';
+import { renderReportPage } from '../../src/http/report-page';
 
 const { IDENTIFY, GRADE, MARKET, FULL, DEEP, UNSPECIFIED } = scansV1.Module;
 
@@ -261,7 +262,7 @@ describe('presentScan: completed', () => {
 
   it('gates sections by the modules even when the proto carries more', () => {
     const body = presentScan(completed([IDENTIFY], { grading: grading({ back: true }), value: coveredValue, market })) as ScanCompletedView;
-    expect(Object.keys(body).sort()).toEqual(['completedAt', 'id', 'identification', 'modules', 'status']);
+    expect(Object.keys(body).sort()).toEqual(['completedAt', 'id', 'identification', 'links', 'modules', 'reportExpiresAt', 'status']);
     expectDocumentedScan(body);
   });
 
@@ -542,5 +543,41 @@ describe('centeringRatio and severityName', () => {
 
   it('buckets severity at 0.34 and 0.67', () => {
     expect([0, 0.33, 0.34, 0.66, 0.67, 1].map(severityName)).toEqual(['minor', 'minor', 'moderate', 'moderate', 'major', 'major']);
+  });
+});
+
+describe('presentScan: report link', () => {
+  const token = 's' + 'A'.repeat(20) + '_-' + 'z'.repeat(21);
+  const withLink = (scan: scansV1.ScanResult): scansV1.ScanResult => ({
+    ...scan,
+    reportLink: { token, expiresAt: timestampFromIso('2026-12-02T10:15:30.000Z'), createdAt: timestampFromIso('2026-11-02T10:15:30.000Z') },
+  });
+
+  it('shows the live share link as an absolute URL with its expiry, and none without one', () => {
+    const body = presentScan(withLink(completed([FULL], { grading: grading({ back: true }), value: coveredValue, market })), 'https://api.cardlens.example') as ScanCompletedView;
+    expect(body.links).toEqual({ self: '/v1/scans/123', report: `https://api.cardlens.example/r/${token}` });
+    expect(body.reportExpiresAt).toBe('2026-12-02T10:15:30.000Z');
+    expectDocumentedScan(body);
+    const without = presentScan(completed([FULL], { grading: grading({ back: true }), value: coveredValue, market }), 'https://api.cardlens.example') as ScanCompletedView;
+    expect(without.links).toEqual({ self: '/v1/scans/123' });
+    expect(without.reportExpiresAt).toBeNull();
+    expectDocumentedScan(without);
+  });
+
+  it('renders the report page from the same view: escaped text, the AI-estimate notice, attribution, no scripts', () => {
+    const hostile: commonV1.Identification = { ...identification, name: '<script>alert(1)</script>', set: '"><img src=x onerror=alert(1)>' };
+    const scan = withLink(completed([FULL], { grading: grading({ back: false }), value: coveredValue, market }));
+    if (scan.state?.$case === 'completed') scan.state.value.identification = hostile;
+    const view = presentScan(scan, 'https://api.cardlens.example') as ScanCompletedView;
+    const html = renderReportPage(view, { token, baseUrl: 'https://api.cardlens.example', expiresAt: view.reportExpiresAt });
+    expect(html).not.toMatch(/<script|<img src=x/i);
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('not a certified grade');
+    expect(html).toContain('<a href="https://api.cardlens.example/api-docs">CardLens</a>');
+    expect(html).toContain(`src="${token}/overlay.png"`);
+    // Back aspects not photographed: shown as not assessed, with the reason.
+    expect(html).toContain('the back was not photographed');
+    expect(html).toContain('<th scope="row">Back</th><td colspan="2">Not assessed</td>');
+    expect(html).toContain('works until 2026-12-02');
   });
 });

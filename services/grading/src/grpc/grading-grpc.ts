@@ -4,6 +4,7 @@ import { unaryHandler, type GrpcService } from '@cardlens/grpc-kit';
 import type { PrismaClient } from '../db';
 import { gradeCard, type GradeCardDeps } from '../use-cases/grade-card';
 import { getGrade } from '../use-cases/get-grade';
+import { getGradeReport, issueGradeReportLink, revokeGradeReportLink } from '../use-cases/grade-report-links';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -22,6 +23,13 @@ export function gradingGrpcService(deps: GradeCardDeps & { prisma: PrismaClient 
     getGrade: unaryHandler<gradingV1.GetGradeRequest, gradingV1.GetGradeResponse>(async (request) => ({
       grade: await getGrade(deps.prisma, { agentId: request.agentId, gradeId: request.gradeId }),
     })),
+    issueGradeReportLink: unaryHandler<gradingV1.IssueGradeReportLinkRequest, gradingV1.IssueGradeReportLinkResponse>(async (request) => ({
+      link: await issueGradeReportLink({ prisma: deps.prisma, defaultTtlDays: deps.settings.reportLinkTtlDays }, request),
+    })),
+    revokeGradeReportLink: unaryHandler<gradingV1.RevokeGradeReportLinkRequest, gradingV1.RevokeGradeReportLinkResponse>(async (request) => ({
+      revoked: await revokeGradeReportLink(deps, request),
+    })),
+    getGradeReport: unaryHandler<gradingV1.GetGradeReportRequest, gradingV1.GetGradeReportResponse>(async (request) => getGradeReport(deps, request.token)),
   };
   return { definition: gradingV1.GradingServiceService, implementation };
 }

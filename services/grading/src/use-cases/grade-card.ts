@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { commonV1, gradingAssessment, type gradingV1 } from '@cardlens/contracts';
+import { commonV1, gradingAssessment, REPORT_LINK_DEFAULT_TTL_DAYS, gradingV1 } from '@cardlens/contracts';
 import { AppError, isAppError } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import { Prisma, type Grade, type PrismaClient } from '../db';
@@ -9,6 +9,7 @@ import { receiptOf, toCommercialGrade } from '../domain/grade-view';
 import { photoHashes } from '../domain/photo-hashes';
 import type { InFlightLock } from '../in-flight-lock';
 import type { PhotoSpool } from '../photo-spool';
+import { liveGradeReportLink, replaceGradeReportLink } from './grade-report-links';
 
 export interface GradeCardDeps {
   prisma: PrismaClient;
@@ -20,6 +21,8 @@ export interface GradeCardDeps {
   settings: {
     /** The request budget (60 s): reservation, analysis and commit all fit in it. */
     budgetMs: number;
+    /** Lifetime of the share link issued with each completed grade (REPORT_LINK_TTL_DAYS). */
+    reportLinkTtlDays?: number;
   };
 }
 
@@ -61,13 +64,13 @@ export async function gradeCard(deps: GradeCardDeps, request: GradeCardRequest):
   const key = { agentId: request.agentId, idempotencyKey: request.idempotencyKey };
 
   const earlier = await prisma.grade.findUnique({ where: { agentId_idempotencyKey: key } });
-  if (earlier) return answerEarlier(earlier, hashes.photoFingerprint);
+  if (earlier) return answerEarlier(prisma, earlier, hashes.photoFingerprint);
 
   const lease = await deps.lock.acquire(request.agentId, deps.settings.budgetMs + LOCK_MARGIN_MS);
   if (!lease) {
     // The request in flight may be this key's own first attempt.
     const sameKey = await prisma.grade.findUnique({ where: { agentId_idempotencyKey: key } });
-    if (sameKey) return answerEarlier(sameKey, hashes.photoFingerprint);
+    if (sameKey) return answerEarlier(prisma, sameKey, hashes.photoFingerprint);
     throw new AppError('grade_in_flight', 'Another grade is in flight for this account; one grade runs at a time. Retry when it has finished.', { retryAfterSeconds: 1 });
   }
   try {
@@ -93,7 +96,7 @@ export async function gradeCard(deps: GradeCardDeps, request: GradeCardRequest):
     } catch (error) {
       if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')) throw error;
       // The same key was written a moment ago (its first attempt finished between our lookup and our lock).
-      return answerEarlier(await prisma.grade.findUniqueOrThrow({ where: { agentId_idempotencyKey: key } }), hashes.photoFingerprint);
+      return answerEarlier(prisma, await prisma.grade.findUniqueOrThrow({ where: { agentId_idempotencyKey: key } }), hashes.photoFingerprint);
     }
 
     await reserve(deps, grade);
@@ -121,11 +124,16 @@ export async function gradeCard(deps: GradeCardDeps, request: GradeCardRequest):
 
     const analysisMs = Math.round(performance.now() - started);
     // Completes only while this request's fencing token is the account's newest and no one settled the grade.
-    const completed = await prisma.$executeRaw`
-      UPDATE "grading"."grades"
-      SET "status" = 'completed', "grading" = ${JSON.stringify(receiptOf(grading))}::jsonb, "completed_at" = now(), "analysis_ms" = ${analysisMs}
-      WHERE "id" = ${grade.id} AND "status" = 'processing'
-        AND EXISTS (SELECT 1 FROM "grading"."agent_fences" f WHERE f."agent_id" = ${grade.agentId} AND f."token" = ${lease.token})`;
+    // Completed together with its share link, so every completed grade has a report to open.
+    const completed = await prisma.$transaction(async (tx) => {
+      const done = await tx.$executeRaw`
+        UPDATE "grading"."grades"
+        SET "status" = 'completed', "grading" = ${JSON.stringify(receiptOf(grading))}::jsonb, "completed_at" = now(), "analysis_ms" = ${analysisMs}
+        WHERE "id" = ${grade.id} AND "status" = 'processing'
+          AND EXISTS (SELECT 1 FROM "grading"."agent_fences" f WHERE f."agent_id" = ${grade.agentId} AND f."token" = ${lease.token})`;
+      if (done === 1) await replaceGradeReportLink(tx, grade, deps.settings.reportLinkTtlDays ?? REPORT_LINK_DEFAULT_TTL_DAYS);
+      return done;
+    });
     if (completed === 0) {
       logger.warn({ gradeId: grade.id.toString() }, 'grade overran its lock or was settled meanwhile; refunding it');
       await refund('lock_lost');
@@ -134,20 +142,27 @@ export async function gradeCard(deps: GradeCardDeps, request: GradeCardRequest):
     await settleWithBilling(deps, grade, 'commit');
     const saved = await prisma.grade.findUniqueOrThrow({ where: { id: grade.id } });
     logger.info({ gradeId: grade.id.toString(), agentId: grade.agentId, inferenceMs, totalMs: Math.round(performance.now() - started), billingSource: saved.billingSource }, 'grade completed');
-    return { grade: toCommercialGrade(saved), replayed: false };
+    return { grade: await withReportLink(prisma, toCommercialGrade(saved)), replayed: false };
   } finally {
     await lease.release();
   }
 }
 
+/** A completed grade as its owner sees it: with its live share link. */
+async function withReportLink(prisma: PrismaClient, grade: gradingV1.CommercialGrade): Promise<gradingV1.CommercialGrade> {
+  if (grade.status !== gradingV1.CommercialGradeStatus.COMPLETED) return grade;
+  const reportLink = await liveGradeReportLink(prisma, BigInt(grade.gradeId));
+  return reportLink ? { ...grade, reportLink } : grade;
+}
+
 /** An earlier request with the same key: its result (a replay), or why the key cannot be used now. */
-function answerEarlier(grade: Grade, photoFingerprint: string): { grade: gradingV1.CommercialGrade; replayed: boolean } {
+async function answerEarlier(prisma: PrismaClient, grade: Grade, photoFingerprint: string): Promise<{ grade: gradingV1.CommercialGrade; replayed: boolean }> {
   if (grade.photoFingerprint !== photoFingerprint) {
     throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for other photos. Use a new key for a new grade.');
   }
   switch (grade.status) {
     case 'completed':
-      return { grade: toCommercialGrade(grade), replayed: true };
+      return { grade: await withReportLink(prisma, toCommercialGrade(grade)), replayed: true };
     case 'processing':
       throw new AppError('idempotency_conflict', 'The grade with this Idempotency-Key is still in flight. Retry shortly with the same key.', { retryAfterSeconds: 1 });
     default:

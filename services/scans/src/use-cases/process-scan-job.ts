@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { BlobStore } from '@cardlens/blob-store';
-import { commonV1, gradingAssessment, scansV1, timestampFromDate, type inferenceV1, type valuationV1 } from '@cardlens/contracts';
+import { commonV1, gradingAssessment, REPORT_LINK_DEFAULT_TTL_DAYS, scansV1, timestampFromDate, type inferenceV1, type valuationV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import type { PrismaClient } from '../db';
 import type { Downstream } from '../downstream';
 import { sectionsFor } from '../domain/modules';
+import { replaceReportLink } from './report-links';
 import { refundDueScan } from './sweep-queued-scans';
 
 export interface ProcessScanDeps {
@@ -14,6 +15,8 @@ export interface ProcessScanDeps {
   blobs: BlobStore;
   downstream: Pick<Downstream, 'analyzeCard' | 'identifyCard' | 'analyzeMarket' | 'billing'>;
   logger: Logger;
+  /** Lifetime of the share link issued with each completed scan (REPORT_LINK_TTL_DAYS). */
+  reportLinkTtlDays?: number;
 }
 
 /** The stages a client sees while polling; progressPercent is set as each one starts. */
@@ -111,9 +114,14 @@ export async function processScanJob(deps: ProcessScanDeps, job: { scanId: numbe
     };
     const resultKey = `scans/${scan.id}/runs/${run}/result.json`;
     await blobs.put(resultKey, Buffer.from(JSON.stringify(scansV1.ScanCompleted.toJSON(result))), 'application/json');
-    const completed = await prisma.scan.updateMany({
-      where: { id, status: 'processing' },
-      data: { status: 'completed', progressPercent: 100, statusMessage: null, resultKey, overlayKey, completedAt, ...(creditsRefunded > 0 ? { refundDue: true, creditsRefunded } : {}) },
+    // Completed together with its share link, so every completed scan has a report to open.
+    const completed = await prisma.$transaction(async (tx) => {
+      const done = await tx.scan.updateMany({
+        where: { id, status: 'processing' },
+        data: { status: 'completed', progressPercent: 100, statusMessage: null, resultKey, overlayKey, completedAt, ...(creditsRefunded > 0 ? { refundDue: true, creditsRefunded } : {}) },
+      });
+      if (done.count === 1) await replaceReportLink(tx, { id, agentId: scan.agentId }, deps.reportLinkTtlDays ?? REPORT_LINK_DEFAULT_TTL_DAYS, completedAt);
+      return done;
     });
     lap('saveMs');
     logger.info({ scanId: job.scanId, attempt: job.attempt, ...timings }, completed.count === 1 ? 'scan completed' : 'scan completed by another delivery');

@@ -598,6 +598,14 @@ export interface MarketAnalysis {
   trend?: MarketTrend | undefined;
 }
 
+/** A share link: opens a report page (GET /r/{token}) without an API key until it expires or is revoked. */
+export interface ReportLink {
+  /** "s" (a scan) or "g" (a commercial grade), then 43 characters of base64url: 256 random bits. */
+  token: string;
+  expiresAt?: Timestamp | undefined;
+  createdAt?: Timestamp | undefined;
+}
+
 function createBaseImageInput(): ImageInput {
   return { source: undefined };
 }
@@ -3460,6 +3468,119 @@ export const MarketAnalysis: MessageFns<MarketAnalysis> = {
     message.context = object.context ?? undefined;
     message.trend = (object.trend !== undefined && object.trend !== null)
       ? MarketTrend.fromPartial(object.trend)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseReportLink(): ReportLink {
+  return { token: "", expiresAt: undefined, createdAt: undefined };
+}
+
+export const ReportLink: MessageFns<ReportLink> = {
+  encode(message: ReportLink, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(message.expiresAt, writer.uint32(18).fork()).join();
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(message.createdAt, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportLink {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportLink();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportLink {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ReportLink): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = fromTimestamp(message.expiresAt).toISOString();
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = fromTimestamp(message.createdAt).toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportLink>, I>>(base?: I): ReportLink {
+    return ReportLink.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportLink>, I>>(object: I): ReportLink {
+    const message = createBaseReportLink();
+    message.token = object.token ?? "";
+    message.expiresAt = (object.expiresAt !== undefined && object.expiresAt !== null)
+      ? Timestamp.fromPartial(object.expiresAt)
+      : undefined;
+    message.createdAt = (object.createdAt !== undefined && object.createdAt !== null)
+      ? Timestamp.fromPartial(object.createdAt)
       : undefined;
     return message;
   },

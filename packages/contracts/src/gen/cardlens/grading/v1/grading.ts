@@ -16,7 +16,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp";
-import { BillingSource, billingSourceFromJSON, billingSourceToJSON, Grading } from "../../common/v1/common";
+import { BillingSource, billingSourceFromJSON, billingSourceToJSON, Grading, ReportLink } from "../../common/v1/common";
 
 export const protobufPackage = "cardlens.grading.v1";
 
@@ -66,6 +66,35 @@ export function commercialGradeStatusToJSON(object: CommercialGradeStatus): stri
     default:
       return "UNRECOGNIZED";
   }
+}
+
+export interface IssueGradeReportLinkRequest {
+  agentId: number;
+  gradeId: number;
+  /** 1-365; 0 takes the service default (REPORT_LINK_TTL_DAYS). */
+  expiresInDays: number;
+}
+
+export interface IssueGradeReportLinkResponse {
+  link?: ReportLink | undefined;
+}
+
+export interface RevokeGradeReportLinkRequest {
+  agentId: number;
+  gradeId: number;
+}
+
+export interface RevokeGradeReportLinkResponse {
+  revoked: boolean;
+}
+
+export interface GetGradeReportRequest {
+  token: string;
+}
+
+export interface GetGradeReportResponse {
+  grade?: CommercialGrade | undefined;
+  expiresAt?: Timestamp | undefined;
 }
 
 export interface GradeCardRequest {
@@ -118,7 +147,513 @@ export interface CommercialGrade {
   /** COMMERCIAL_GRADE_STATUS_REFUNDED only: when the grade failed and was refunded, and a generic reason. */
   refundedAt?: Timestamp | undefined;
   error: string;
+  /** COMMERCIAL_GRADE_STATUS_COMPLETED only: the live share link of the grade's report page, if any. */
+  reportLink?: ReportLink | undefined;
 }
+
+function createBaseIssueGradeReportLinkRequest(): IssueGradeReportLinkRequest {
+  return { agentId: 0, gradeId: 0, expiresInDays: 0 };
+}
+
+export const IssueGradeReportLinkRequest: MessageFns<IssueGradeReportLinkRequest> = {
+  encode(message: IssueGradeReportLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== 0) {
+      writer.uint32(8).int64(message.agentId);
+    }
+    if (message.gradeId !== 0) {
+      writer.uint32(16).int64(message.gradeId);
+    }
+    if (message.expiresInDays !== 0) {
+      writer.uint32(24).int32(message.expiresInDays);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueGradeReportLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueGradeReportLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.agentId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.gradeId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expiresInDays = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueGradeReportLinkRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.Number(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.Number(object.agent_id)
+        : 0,
+      gradeId: isSet(object.gradeId)
+        ? globalThis.Number(object.gradeId)
+        : isSet(object.grade_id)
+        ? globalThis.Number(object.grade_id)
+        : 0,
+      expiresInDays: isSet(object.expiresInDays)
+        ? globalThis.Number(object.expiresInDays)
+        : isSet(object.expires_in_days)
+        ? globalThis.Number(object.expires_in_days)
+        : 0,
+    };
+  },
+
+  toJSON(message: IssueGradeReportLinkRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== 0) {
+      obj.agentId = Math.round(message.agentId);
+    }
+    if (message.gradeId !== 0) {
+      obj.gradeId = Math.round(message.gradeId);
+    }
+    if (message.expiresInDays !== 0) {
+      obj.expiresInDays = Math.round(message.expiresInDays);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IssueGradeReportLinkRequest>, I>>(base?: I): IssueGradeReportLinkRequest {
+    return IssueGradeReportLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IssueGradeReportLinkRequest>, I>>(object: I): IssueGradeReportLinkRequest {
+    const message = createBaseIssueGradeReportLinkRequest();
+    message.agentId = object.agentId ?? 0;
+    message.gradeId = object.gradeId ?? 0;
+    message.expiresInDays = object.expiresInDays ?? 0;
+    return message;
+  },
+};
+
+function createBaseIssueGradeReportLinkResponse(): IssueGradeReportLinkResponse {
+  return { link: undefined };
+}
+
+export const IssueGradeReportLinkResponse: MessageFns<IssueGradeReportLinkResponse> = {
+  encode(message: IssueGradeReportLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.link !== undefined) {
+      ReportLink.encode(message.link, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueGradeReportLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueGradeReportLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.link = ReportLink.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueGradeReportLinkResponse {
+    return { link: isSet(object.link) ? ReportLink.fromJSON(object.link) : undefined };
+  },
+
+  toJSON(message: IssueGradeReportLinkResponse): unknown {
+    const obj: any = {};
+    if (message.link !== undefined) {
+      obj.link = ReportLink.toJSON(message.link);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IssueGradeReportLinkResponse>, I>>(base?: I): IssueGradeReportLinkResponse {
+    return IssueGradeReportLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IssueGradeReportLinkResponse>, I>>(object: I): IssueGradeReportLinkResponse {
+    const message = createBaseIssueGradeReportLinkResponse();
+    message.link = (object.link !== undefined && object.link !== null)
+      ? ReportLink.fromPartial(object.link)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRevokeGradeReportLinkRequest(): RevokeGradeReportLinkRequest {
+  return { agentId: 0, gradeId: 0 };
+}
+
+export const RevokeGradeReportLinkRequest: MessageFns<RevokeGradeReportLinkRequest> = {
+  encode(message: RevokeGradeReportLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== 0) {
+      writer.uint32(8).int64(message.agentId);
+    }
+    if (message.gradeId !== 0) {
+      writer.uint32(16).int64(message.gradeId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeGradeReportLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeGradeReportLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.agentId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.gradeId = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeGradeReportLinkRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.Number(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.Number(object.agent_id)
+        : 0,
+      gradeId: isSet(object.gradeId)
+        ? globalThis.Number(object.gradeId)
+        : isSet(object.grade_id)
+        ? globalThis.Number(object.grade_id)
+        : 0,
+    };
+  },
+
+  toJSON(message: RevokeGradeReportLinkRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== 0) {
+      obj.agentId = Math.round(message.agentId);
+    }
+    if (message.gradeId !== 0) {
+      obj.gradeId = Math.round(message.gradeId);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeGradeReportLinkRequest>, I>>(base?: I): RevokeGradeReportLinkRequest {
+    return RevokeGradeReportLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeGradeReportLinkRequest>, I>>(object: I): RevokeGradeReportLinkRequest {
+    const message = createBaseRevokeGradeReportLinkRequest();
+    message.agentId = object.agentId ?? 0;
+    message.gradeId = object.gradeId ?? 0;
+    return message;
+  },
+};
+
+function createBaseRevokeGradeReportLinkResponse(): RevokeGradeReportLinkResponse {
+  return { revoked: false };
+}
+
+export const RevokeGradeReportLinkResponse: MessageFns<RevokeGradeReportLinkResponse> = {
+  encode(message: RevokeGradeReportLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revoked !== false) {
+      writer.uint32(8).bool(message.revoked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeGradeReportLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeGradeReportLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.revoked = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeGradeReportLinkResponse {
+    return { revoked: isSet(object.revoked) ? globalThis.Boolean(object.revoked) : false };
+  },
+
+  toJSON(message: RevokeGradeReportLinkResponse): unknown {
+    const obj: any = {};
+    if (message.revoked !== false) {
+      obj.revoked = message.revoked;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeGradeReportLinkResponse>, I>>(base?: I): RevokeGradeReportLinkResponse {
+    return RevokeGradeReportLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeGradeReportLinkResponse>, I>>(
+    object: I,
+  ): RevokeGradeReportLinkResponse {
+    const message = createBaseRevokeGradeReportLinkResponse();
+    message.revoked = object.revoked ?? false;
+    return message;
+  },
+};
+
+function createBaseGetGradeReportRequest(): GetGradeReportRequest {
+  return { token: "" };
+}
+
+export const GetGradeReportRequest: MessageFns<GetGradeReportRequest> = {
+  encode(message: GetGradeReportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetGradeReportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetGradeReportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetGradeReportRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: GetGradeReportRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetGradeReportRequest>, I>>(base?: I): GetGradeReportRequest {
+    return GetGradeReportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetGradeReportRequest>, I>>(object: I): GetGradeReportRequest {
+    const message = createBaseGetGradeReportRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseGetGradeReportResponse(): GetGradeReportResponse {
+  return { grade: undefined, expiresAt: undefined };
+}
+
+export const GetGradeReportResponse: MessageFns<GetGradeReportResponse> = {
+  encode(message: GetGradeReportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.grade !== undefined) {
+      CommercialGrade.encode(message.grade, writer.uint32(10).fork()).join();
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(message.expiresAt, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetGradeReportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetGradeReportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.grade = CommercialGrade.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetGradeReportResponse {
+    return {
+      grade: isSet(object.grade) ? CommercialGrade.fromJSON(object.grade) : undefined,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetGradeReportResponse): unknown {
+    const obj: any = {};
+    if (message.grade !== undefined) {
+      obj.grade = CommercialGrade.toJSON(message.grade);
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = fromTimestamp(message.expiresAt).toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetGradeReportResponse>, I>>(base?: I): GetGradeReportResponse {
+    return GetGradeReportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetGradeReportResponse>, I>>(object: I): GetGradeReportResponse {
+    const message = createBaseGetGradeReportResponse();
+    message.grade = (object.grade !== undefined && object.grade !== null)
+      ? CommercialGrade.fromPartial(object.grade)
+      : undefined;
+    message.expiresAt = (object.expiresAt !== undefined && object.expiresAt !== null)
+      ? Timestamp.fromPartial(object.expiresAt)
+      : undefined;
+    return message;
+  },
+};
 
 function createBaseGradeCardRequest(): GradeCardRequest {
   return { agentId: 0, idempotencyKey: "", front: Buffer.alloc(0), back: Buffer.alloc(0) };
@@ -506,6 +1041,7 @@ function createBaseCommercialGrade(): CommercialGrade {
     completedAt: undefined,
     refundedAt: undefined,
     error: "",
+    reportLink: undefined,
   };
 }
 
@@ -540,6 +1076,9 @@ export const CommercialGrade: MessageFns<CommercialGrade> = {
     }
     if (message.error !== "") {
       writer.uint32(82).string(message.error);
+    }
+    if (message.reportLink !== undefined) {
+      ReportLink.encode(message.reportLink, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -637,6 +1176,14 @@ export const CommercialGrade: MessageFns<CommercialGrade> = {
             message.error = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.reportLink = ReportLink.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -689,6 +1236,11 @@ export const CommercialGrade: MessageFns<CommercialGrade> = {
         ? fromJsonTimestamp(object.refunded_at)
         : undefined,
       error: isSet(object.error) ? globalThis.String(object.error) : "",
+      reportLink: isSet(object.reportLink)
+        ? ReportLink.fromJSON(object.reportLink)
+        : isSet(object.report_link)
+        ? ReportLink.fromJSON(object.report_link)
+        : undefined,
     };
   },
 
@@ -724,6 +1276,9 @@ export const CommercialGrade: MessageFns<CommercialGrade> = {
     if (message.error !== "") {
       obj.error = message.error;
     }
+    if (message.reportLink !== undefined) {
+      obj.reportLink = ReportLink.toJSON(message.reportLink);
+    }
     return obj;
   },
 
@@ -750,6 +1305,9 @@ export const CommercialGrade: MessageFns<CommercialGrade> = {
       ? Timestamp.fromPartial(object.refundedAt)
       : undefined;
     message.error = object.error ?? "";
+    message.reportLink = (object.reportLink !== undefined && object.reportLink !== null)
+      ? ReportLink.fromPartial(object.reportLink)
+      : undefined;
     return message;
   },
 };
@@ -783,6 +1341,45 @@ export const GradingServiceService = {
     responseSerialize: (value: GetGradeResponse): Buffer => Buffer.from(GetGradeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetGradeResponse => GetGradeResponse.decode(value),
   },
+  /**
+   * A new share link to the report page of the agent's completed grade; the link it had stops working.
+   * Errors: grade_not_found (unknown, another agent's or not completed), invalid_body (expires_in_days).
+   */
+  issueGradeReportLink: {
+    path: "/cardlens.grading.v1.GradingService/IssueGradeReportLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: IssueGradeReportLinkRequest): Buffer =>
+      Buffer.from(IssueGradeReportLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IssueGradeReportLinkRequest => IssueGradeReportLinkRequest.decode(value),
+    responseSerialize: (value: IssueGradeReportLinkResponse): Buffer =>
+      Buffer.from(IssueGradeReportLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IssueGradeReportLinkResponse => IssueGradeReportLinkResponse.decode(value),
+  },
+  /** Revokes the live share link of the agent's grade, if any (idempotent). Errors: grade_not_found. */
+  revokeGradeReportLink: {
+    path: "/cardlens.grading.v1.GradingService/RevokeGradeReportLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeGradeReportLinkRequest): Buffer =>
+      Buffer.from(RevokeGradeReportLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeGradeReportLinkRequest => RevokeGradeReportLinkRequest.decode(value),
+    responseSerialize: (value: RevokeGradeReportLinkResponse): Buffer =>
+      Buffer.from(RevokeGradeReportLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeGradeReportLinkResponse => RevokeGradeReportLinkResponse.decode(value),
+  },
+  /** The completed grade a live share link points to (the token is the capability). Errors: report_not_found. */
+  getGradeReport: {
+    path: "/cardlens.grading.v1.GradingService/GetGradeReport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetGradeReportRequest): Buffer =>
+      Buffer.from(GetGradeReportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetGradeReportRequest => GetGradeReportRequest.decode(value),
+    responseSerialize: (value: GetGradeReportResponse): Buffer =>
+      Buffer.from(GetGradeReportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetGradeReportResponse => GetGradeReportResponse.decode(value),
+  },
 } as const;
 
 export interface GradingServiceServer extends UntypedServiceImplementation {
@@ -797,6 +1394,15 @@ export interface GradingServiceServer extends UntypedServiceImplementation {
   gradeCard: handleUnaryCall<GradeCardRequest, GradeCardResponse>;
   /** A grade of the calling agent; grade_not_found for an unknown id or another agent's grade. */
   getGrade: handleUnaryCall<GetGradeRequest, GetGradeResponse>;
+  /**
+   * A new share link to the report page of the agent's completed grade; the link it had stops working.
+   * Errors: grade_not_found (unknown, another agent's or not completed), invalid_body (expires_in_days).
+   */
+  issueGradeReportLink: handleUnaryCall<IssueGradeReportLinkRequest, IssueGradeReportLinkResponse>;
+  /** Revokes the live share link of the agent's grade, if any (idempotent). Errors: grade_not_found. */
+  revokeGradeReportLink: handleUnaryCall<RevokeGradeReportLinkRequest, RevokeGradeReportLinkResponse>;
+  /** The completed grade a live share link points to (the token is the capability). Errors: report_not_found. */
+  getGradeReport: handleUnaryCall<GetGradeReportRequest, GetGradeReportResponse>;
 }
 
 export interface GradingServiceClient extends Client {
@@ -838,6 +1444,57 @@ export interface GradingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetGradeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A new share link to the report page of the agent's completed grade; the link it had stops working.
+   * Errors: grade_not_found (unknown, another agent's or not completed), invalid_body (expires_in_days).
+   */
+  issueGradeReportLink(
+    request: IssueGradeReportLinkRequest,
+    callback: (error: ServiceError | null, response: IssueGradeReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  issueGradeReportLink(
+    request: IssueGradeReportLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IssueGradeReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  issueGradeReportLink(
+    request: IssueGradeReportLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IssueGradeReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  /** Revokes the live share link of the agent's grade, if any (idempotent). Errors: grade_not_found. */
+  revokeGradeReportLink(
+    request: RevokeGradeReportLinkRequest,
+    callback: (error: ServiceError | null, response: RevokeGradeReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  revokeGradeReportLink(
+    request: RevokeGradeReportLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeGradeReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  revokeGradeReportLink(
+    request: RevokeGradeReportLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeGradeReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  /** The completed grade a live share link points to (the token is the capability). Errors: report_not_found. */
+  getGradeReport(
+    request: GetGradeReportRequest,
+    callback: (error: ServiceError | null, response: GetGradeReportResponse) => void,
+  ): ClientUnaryCall;
+  getGradeReport(
+    request: GetGradeReportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetGradeReportResponse) => void,
+  ): ClientUnaryCall;
+  getGradeReport(
+    request: GetGradeReportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetGradeReportResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -16,7 +16,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp";
-import { Grading, Identification, ImageInput, MarketAnalysis, ValueEstimate } from "../../common/v1/common";
+import { Grading, Identification, ImageInput, MarketAnalysis, ReportLink, ValueEstimate } from "../../common/v1/common";
 
 export const protobufPackage = "cardlens.scans.v1";
 
@@ -184,6 +184,47 @@ export interface ScanResult {
     | { $case: "failed"; value: ScanFailed }
     | { $case: "completed"; value: ScanCompleted }
     | undefined;
+  /** The live share link of a completed scan (absent when it has none: revoked or expired). */
+  reportLink?: ReportLink | undefined;
+}
+
+export interface IssueReportLinkRequest {
+  agentId: number;
+  scanId: number;
+  /** 1-365; 0 takes the service default (REPORT_LINK_TTL_DAYS). */
+  expiresInDays: number;
+}
+
+export interface IssueReportLinkResponse {
+  link?: ReportLink | undefined;
+}
+
+export interface RevokeReportLinkRequest {
+  agentId: number;
+  scanId: number;
+}
+
+export interface RevokeReportLinkResponse {
+  /** Whether a live link was revoked (false: there was none). */
+  revoked: boolean;
+}
+
+export interface GetReportRequest {
+  token: string;
+}
+
+export interface GetReportResponse {
+  scan?: ScanResult | undefined;
+  expiresAt?: Timestamp | undefined;
+}
+
+export interface GetReportOverlayRequest {
+  token: string;
+}
+
+export interface GetReportOverlayResponse {
+  /** image/png. */
+  png: Buffer;
 }
 
 export interface ScanInFlight {
@@ -782,7 +823,7 @@ export const GetScanResponse: MessageFns<GetScanResponse> = {
 };
 
 function createBaseScanResult(): ScanResult {
-  return { scanId: 0, status: 0, modules: [], createdAt: undefined, state: undefined };
+  return { scanId: 0, status: 0, modules: [], createdAt: undefined, state: undefined, reportLink: undefined };
 }
 
 export const ScanResult: MessageFns<ScanResult> = {
@@ -813,6 +854,9 @@ export const ScanResult: MessageFns<ScanResult> = {
       case "completed":
         ScanCompleted.encode(message.state.value, writer.uint32(58).fork()).join();
         break;
+    }
+    if (message.reportLink !== undefined) {
+      ReportLink.encode(message.reportLink, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -896,6 +940,14 @@ export const ScanResult: MessageFns<ScanResult> = {
             message.state = { $case: "completed", value: ScanCompleted.decode(reader, reader.uint32()) };
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.reportLink = ReportLink.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -931,6 +983,11 @@ export const ScanResult: MessageFns<ScanResult> = {
         : isSet(object.completed)
         ? { $case: "completed", value: ScanCompleted.fromJSON(object.completed) }
         : undefined,
+      reportLink: isSet(object.reportLink)
+        ? ReportLink.fromJSON(object.reportLink)
+        : isSet(object.report_link)
+        ? ReportLink.fromJSON(object.report_link)
+        : undefined,
     };
   },
 
@@ -954,6 +1011,9 @@ export const ScanResult: MessageFns<ScanResult> = {
       obj.failed = ScanFailed.toJSON(message.state.value);
     } else if (message.state?.$case === "completed") {
       obj.completed = ScanCompleted.toJSON(message.state.value);
+    }
+    if (message.reportLink !== undefined) {
+      obj.reportLink = ReportLink.toJSON(message.reportLink);
     }
     return obj;
   },
@@ -989,6 +1049,645 @@ export const ScanResult: MessageFns<ScanResult> = {
         break;
       }
     }
+    message.reportLink = (object.reportLink !== undefined && object.reportLink !== null)
+      ? ReportLink.fromPartial(object.reportLink)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseIssueReportLinkRequest(): IssueReportLinkRequest {
+  return { agentId: 0, scanId: 0, expiresInDays: 0 };
+}
+
+export const IssueReportLinkRequest: MessageFns<IssueReportLinkRequest> = {
+  encode(message: IssueReportLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== 0) {
+      writer.uint32(8).int64(message.agentId);
+    }
+    if (message.scanId !== 0) {
+      writer.uint32(16).int64(message.scanId);
+    }
+    if (message.expiresInDays !== 0) {
+      writer.uint32(24).int32(message.expiresInDays);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueReportLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueReportLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.agentId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.scanId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expiresInDays = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueReportLinkRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.Number(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.Number(object.agent_id)
+        : 0,
+      scanId: isSet(object.scanId)
+        ? globalThis.Number(object.scanId)
+        : isSet(object.scan_id)
+        ? globalThis.Number(object.scan_id)
+        : 0,
+      expiresInDays: isSet(object.expiresInDays)
+        ? globalThis.Number(object.expiresInDays)
+        : isSet(object.expires_in_days)
+        ? globalThis.Number(object.expires_in_days)
+        : 0,
+    };
+  },
+
+  toJSON(message: IssueReportLinkRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== 0) {
+      obj.agentId = Math.round(message.agentId);
+    }
+    if (message.scanId !== 0) {
+      obj.scanId = Math.round(message.scanId);
+    }
+    if (message.expiresInDays !== 0) {
+      obj.expiresInDays = Math.round(message.expiresInDays);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IssueReportLinkRequest>, I>>(base?: I): IssueReportLinkRequest {
+    return IssueReportLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IssueReportLinkRequest>, I>>(object: I): IssueReportLinkRequest {
+    const message = createBaseIssueReportLinkRequest();
+    message.agentId = object.agentId ?? 0;
+    message.scanId = object.scanId ?? 0;
+    message.expiresInDays = object.expiresInDays ?? 0;
+    return message;
+  },
+};
+
+function createBaseIssueReportLinkResponse(): IssueReportLinkResponse {
+  return { link: undefined };
+}
+
+export const IssueReportLinkResponse: MessageFns<IssueReportLinkResponse> = {
+  encode(message: IssueReportLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.link !== undefined) {
+      ReportLink.encode(message.link, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssueReportLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssueReportLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.link = ReportLink.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssueReportLinkResponse {
+    return { link: isSet(object.link) ? ReportLink.fromJSON(object.link) : undefined };
+  },
+
+  toJSON(message: IssueReportLinkResponse): unknown {
+    const obj: any = {};
+    if (message.link !== undefined) {
+      obj.link = ReportLink.toJSON(message.link);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<IssueReportLinkResponse>, I>>(base?: I): IssueReportLinkResponse {
+    return IssueReportLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<IssueReportLinkResponse>, I>>(object: I): IssueReportLinkResponse {
+    const message = createBaseIssueReportLinkResponse();
+    message.link = (object.link !== undefined && object.link !== null)
+      ? ReportLink.fromPartial(object.link)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRevokeReportLinkRequest(): RevokeReportLinkRequest {
+  return { agentId: 0, scanId: 0 };
+}
+
+export const RevokeReportLinkRequest: MessageFns<RevokeReportLinkRequest> = {
+  encode(message: RevokeReportLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentId !== 0) {
+      writer.uint32(8).int64(message.agentId);
+    }
+    if (message.scanId !== 0) {
+      writer.uint32(16).int64(message.scanId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeReportLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeReportLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.agentId = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.scanId = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeReportLinkRequest {
+    return {
+      agentId: isSet(object.agentId)
+        ? globalThis.Number(object.agentId)
+        : isSet(object.agent_id)
+        ? globalThis.Number(object.agent_id)
+        : 0,
+      scanId: isSet(object.scanId)
+        ? globalThis.Number(object.scanId)
+        : isSet(object.scan_id)
+        ? globalThis.Number(object.scan_id)
+        : 0,
+    };
+  },
+
+  toJSON(message: RevokeReportLinkRequest): unknown {
+    const obj: any = {};
+    if (message.agentId !== 0) {
+      obj.agentId = Math.round(message.agentId);
+    }
+    if (message.scanId !== 0) {
+      obj.scanId = Math.round(message.scanId);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeReportLinkRequest>, I>>(base?: I): RevokeReportLinkRequest {
+    return RevokeReportLinkRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeReportLinkRequest>, I>>(object: I): RevokeReportLinkRequest {
+    const message = createBaseRevokeReportLinkRequest();
+    message.agentId = object.agentId ?? 0;
+    message.scanId = object.scanId ?? 0;
+    return message;
+  },
+};
+
+function createBaseRevokeReportLinkResponse(): RevokeReportLinkResponse {
+  return { revoked: false };
+}
+
+export const RevokeReportLinkResponse: MessageFns<RevokeReportLinkResponse> = {
+  encode(message: RevokeReportLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revoked !== false) {
+      writer.uint32(8).bool(message.revoked);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeReportLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeReportLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.revoked = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeReportLinkResponse {
+    return { revoked: isSet(object.revoked) ? globalThis.Boolean(object.revoked) : false };
+  },
+
+  toJSON(message: RevokeReportLinkResponse): unknown {
+    const obj: any = {};
+    if (message.revoked !== false) {
+      obj.revoked = message.revoked;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeReportLinkResponse>, I>>(base?: I): RevokeReportLinkResponse {
+    return RevokeReportLinkResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeReportLinkResponse>, I>>(object: I): RevokeReportLinkResponse {
+    const message = createBaseRevokeReportLinkResponse();
+    message.revoked = object.revoked ?? false;
+    return message;
+  },
+};
+
+function createBaseGetReportRequest(): GetReportRequest {
+  return { token: "" };
+}
+
+export const GetReportRequest: MessageFns<GetReportRequest> = {
+  encode(message: GetReportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetReportRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: GetReportRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetReportRequest>, I>>(base?: I): GetReportRequest {
+    return GetReportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetReportRequest>, I>>(object: I): GetReportRequest {
+    const message = createBaseGetReportRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseGetReportResponse(): GetReportResponse {
+  return { scan: undefined, expiresAt: undefined };
+}
+
+export const GetReportResponse: MessageFns<GetReportResponse> = {
+  encode(message: GetReportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.scan !== undefined) {
+      ScanResult.encode(message.scan, writer.uint32(10).fork()).join();
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(message.expiresAt, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.scan = ScanResult.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetReportResponse {
+    return {
+      scan: isSet(object.scan) ? ScanResult.fromJSON(object.scan) : undefined,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetReportResponse): unknown {
+    const obj: any = {};
+    if (message.scan !== undefined) {
+      obj.scan = ScanResult.toJSON(message.scan);
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = fromTimestamp(message.expiresAt).toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetReportResponse>, I>>(base?: I): GetReportResponse {
+    return GetReportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetReportResponse>, I>>(object: I): GetReportResponse {
+    const message = createBaseGetReportResponse();
+    message.scan = (object.scan !== undefined && object.scan !== null)
+      ? ScanResult.fromPartial(object.scan)
+      : undefined;
+    message.expiresAt = (object.expiresAt !== undefined && object.expiresAt !== null)
+      ? Timestamp.fromPartial(object.expiresAt)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetReportOverlayRequest(): GetReportOverlayRequest {
+  return { token: "" };
+}
+
+export const GetReportOverlayRequest: MessageFns<GetReportOverlayRequest> = {
+  encode(message: GetReportOverlayRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReportOverlayRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReportOverlayRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetReportOverlayRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: GetReportOverlayRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetReportOverlayRequest>, I>>(base?: I): GetReportOverlayRequest {
+    return GetReportOverlayRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetReportOverlayRequest>, I>>(object: I): GetReportOverlayRequest {
+    const message = createBaseGetReportOverlayRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseGetReportOverlayResponse(): GetReportOverlayResponse {
+  return { png: Buffer.alloc(0) };
+}
+
+export const GetReportOverlayResponse: MessageFns<GetReportOverlayResponse> = {
+  encode(message: GetReportOverlayResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.png.length !== 0) {
+      writer.uint32(10).bytes(message.png);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReportOverlayResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReportOverlayResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.png = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetReportOverlayResponse {
+    return { png: isSet(object.png) ? Buffer.from(bytesFromBase64(object.png)) : Buffer.alloc(0) };
+  },
+
+  toJSON(message: GetReportOverlayResponse): unknown {
+    const obj: any = {};
+    if (message.png.length !== 0) {
+      obj.png = base64FromBytes(message.png);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetReportOverlayResponse>, I>>(base?: I): GetReportOverlayResponse {
+    return GetReportOverlayResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetReportOverlayResponse>, I>>(object: I): GetReportOverlayResponse {
+    const message = createBaseGetReportOverlayResponse();
+    message.png = object.png ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -1983,6 +2682,58 @@ export const ScansServiceService = {
       Buffer.from(FindIdempotentScanResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): FindIdempotentScanResponse => FindIdempotentScanResponse.decode(value),
   },
+  /**
+   * A new share link to the report page of the agent's completed scan; any link it had stops working (one
+   * live link per scan). Errors: scan_not_found (unknown, another agent's or not completed).
+   */
+  issueReportLink: {
+    path: "/cardlens.scans.v1.ScansService/IssueReportLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: IssueReportLinkRequest): Buffer =>
+      Buffer.from(IssueReportLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IssueReportLinkRequest => IssueReportLinkRequest.decode(value),
+    responseSerialize: (value: IssueReportLinkResponse): Buffer =>
+      Buffer.from(IssueReportLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IssueReportLinkResponse => IssueReportLinkResponse.decode(value),
+  },
+  /** Revokes the live share link of the agent's scan, if any (idempotent). Errors: scan_not_found. */
+  revokeReportLink: {
+    path: "/cardlens.scans.v1.ScansService/RevokeReportLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeReportLinkRequest): Buffer =>
+      Buffer.from(RevokeReportLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeReportLinkRequest => RevokeReportLinkRequest.decode(value),
+    responseSerialize: (value: RevokeReportLinkResponse): Buffer =>
+      Buffer.from(RevokeReportLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeReportLinkResponse => RevokeReportLinkResponse.decode(value),
+  },
+  /**
+   * The completed scan a live share link points to, for the report page (no agent involved: the token is the
+   * capability). Errors: report_not_found (unknown, expired or revoked token).
+   */
+  getReport: {
+    path: "/cardlens.scans.v1.ScansService/GetReport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetReportRequest): Buffer => Buffer.from(GetReportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetReportRequest => GetReportRequest.decode(value),
+    responseSerialize: (value: GetReportResponse): Buffer => Buffer.from(GetReportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetReportResponse => GetReportResponse.decode(value),
+  },
+  /** The grading overlay of the scan a live share link points to. Errors: report_not_found. */
+  getReportOverlay: {
+    path: "/cardlens.scans.v1.ScansService/GetReportOverlay" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetReportOverlayRequest): Buffer =>
+      Buffer.from(GetReportOverlayRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetReportOverlayRequest => GetReportOverlayRequest.decode(value),
+    responseSerialize: (value: GetReportOverlayResponse): Buffer =>
+      Buffer.from(GetReportOverlayResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetReportOverlayResponse => GetReportOverlayResponse.decode(value),
+  },
 } as const;
 
 export interface ScansServiceServer extends UntypedServiceImplementation {
@@ -2009,6 +2760,20 @@ export interface ScansServiceServer extends UntypedServiceImplementation {
    * fingerprint), idempotency_conflict (that request failed mid-flight and was refunded).
    */
   findIdempotentScan: handleUnaryCall<FindIdempotentScanRequest, FindIdempotentScanResponse>;
+  /**
+   * A new share link to the report page of the agent's completed scan; any link it had stops working (one
+   * live link per scan). Errors: scan_not_found (unknown, another agent's or not completed).
+   */
+  issueReportLink: handleUnaryCall<IssueReportLinkRequest, IssueReportLinkResponse>;
+  /** Revokes the live share link of the agent's scan, if any (idempotent). Errors: scan_not_found. */
+  revokeReportLink: handleUnaryCall<RevokeReportLinkRequest, RevokeReportLinkResponse>;
+  /**
+   * The completed scan a live share link points to, for the report page (no agent involved: the token is the
+   * capability). Errors: report_not_found (unknown, expired or revoked token).
+   */
+  getReport: handleUnaryCall<GetReportRequest, GetReportResponse>;
+  /** The grading overlay of the scan a live share link points to. Errors: report_not_found. */
+  getReportOverlay: handleUnaryCall<GetReportOverlayRequest, GetReportOverlayResponse>;
 }
 
 export interface ScansServiceClient extends Client {
@@ -2090,6 +2855,76 @@ export interface ScansServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: FindIdempotentScanResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A new share link to the report page of the agent's completed scan; any link it had stops working (one
+   * live link per scan). Errors: scan_not_found (unknown, another agent's or not completed).
+   */
+  issueReportLink(
+    request: IssueReportLinkRequest,
+    callback: (error: ServiceError | null, response: IssueReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  issueReportLink(
+    request: IssueReportLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IssueReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  issueReportLink(
+    request: IssueReportLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IssueReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  /** Revokes the live share link of the agent's scan, if any (idempotent). Errors: scan_not_found. */
+  revokeReportLink(
+    request: RevokeReportLinkRequest,
+    callback: (error: ServiceError | null, response: RevokeReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  revokeReportLink(
+    request: RevokeReportLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  revokeReportLink(
+    request: RevokeReportLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeReportLinkResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The completed scan a live share link points to, for the report page (no agent involved: the token is the
+   * capability). Errors: report_not_found (unknown, expired or revoked token).
+   */
+  getReport(
+    request: GetReportRequest,
+    callback: (error: ServiceError | null, response: GetReportResponse) => void,
+  ): ClientUnaryCall;
+  getReport(
+    request: GetReportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetReportResponse) => void,
+  ): ClientUnaryCall;
+  getReport(
+    request: GetReportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetReportResponse) => void,
+  ): ClientUnaryCall;
+  /** The grading overlay of the scan a live share link points to. Errors: report_not_found. */
+  getReportOverlay(
+    request: GetReportOverlayRequest,
+    callback: (error: ServiceError | null, response: GetReportOverlayResponse) => void,
+  ): ClientUnaryCall;
+  getReportOverlay(
+    request: GetReportOverlayRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetReportOverlayResponse) => void,
+  ): ClientUnaryCall;
+  getReportOverlay(
+    request: GetReportOverlayRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetReportOverlayResponse) => void,
   ): ClientUnaryCall;
 }
 
