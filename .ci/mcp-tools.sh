@@ -37,7 +37,7 @@ DATA=$(mktemp -d)
 LOG="$DATA/service.log"
 GATEWAY_PORT="$PORT" PGLITE_DIR="$DATA/pglite" BLOB_DIR="$DATA/blobs" CATALOG_DIR=services/valuation/test/fixtures/catalog \
   RATE_LIMIT_OPEN_PER_MINUTE=100000 RATE_LIMIT_REGISTRATION_ATTEMPTS_PER_HOUR=1000 RATE_LIMIT_NEW_AGENTS_PER_DAY=1000 \
-  setsid npx tsx --import @cardlens/telemetry/register services/all-in-one/src/main.ts >"$LOG" 2>&1 &
+  setsid node --import tsx --import @cardlens/telemetry/register services/all-in-one/src/main.ts >"$LOG" 2>&1 &
 SERVICE_PID=$!
 cleanup() {
   # The whole process group (npx, tsx and the service), not just npx.

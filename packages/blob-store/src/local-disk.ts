@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assertValidKey, sha256Hex, type BlobStore, type StoredBlob } from './blob-store';
 
@@ -30,10 +30,17 @@ export class LocalDiskBlobStore implements BlobStore {
   async put(key: string, bytes: Uint8Array, contentType: string): Promise<StoredBlob> {
     const file = this.pathFor(key);
     const meta: Meta = { contentType, sha256: sha256Hex(bytes), sizeBytes: bytes.byteLength };
-    await mkdir(path.dirname(file), { recursive: true });
-    await atomicWrite(file, bytes);
-    await atomicWrite(file + META_SUFFIX, JSON.stringify(meta));
-    return { uri: `local:${key}`, ...meta };
+    // A delete elsewhere in the tree may remove the folder as it empties (see delete): make it again and retry.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await mkdir(path.dirname(file), { recursive: true });
+        await atomicWrite(file, bytes);
+        await atomicWrite(file + META_SUFFIX, JSON.stringify(meta));
+        return { uri: `local:${key}`, ...meta };
+      } catch (error) {
+        if (!isMissing(error) || attempt >= 3) throw error;
+      }
+    }
   }
 
   async get(key: string): Promise<{ bytes: Uint8Array; contentType: string } | null> {
@@ -58,6 +65,15 @@ export class LocalDiskBlobStore implements BlobStore {
     const file = this.pathFor(key);
     await rm(file, { force: true });
     await rm(file + META_SUFFIX, { force: true });
+    // Folders the deletion emptied go too (a scan's `scans/<id>/runs/<run>/`), up to the root: retention leaves
+    // no trail of empty directories. rmdir refuses a folder that is not empty, which ends the walk.
+    for (let dir = path.dirname(file); dir.startsWith(this.rootDir + path.sep); dir = path.dirname(dir)) {
+      try {
+        await rmdir(dir);
+      } catch {
+        break;
+      }
+    }
   }
 
   private pathFor(key: string): string {

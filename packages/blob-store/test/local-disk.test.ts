@@ -48,6 +48,19 @@ describe('LocalDiskBlobStore', () => {
     expect(await store.get('nothing/here.jpg')).toBeNull();
   });
 
+  it('removes the folders a deletion empties, up to the root and no further', async () => {
+    await store.put('scans/7/runs/r1/overlay.png', new Uint8Array([1]), 'image/png');
+    await store.put('scans/7/front.jpg', new Uint8Array([2]), 'image/jpeg');
+    await store.delete('scans/7/runs/r1/overlay.png');
+    expect(await readdir(path.join(root, 'scans', '7'))).toEqual(expect.arrayContaining(['front.jpg']));
+    expect((await readdir(path.join(root, 'scans', '7'))).includes('runs')).toBe(false);
+    await store.delete('scans/7/front.jpg');
+    expect((await readdir(root)).includes('scans')).toBe(false);
+    // The root itself stays, and a put into a removed folder makes it again.
+    await store.put('scans/7/back.jpg', new Uint8Array([3]), 'image/jpeg');
+    expect(Array.from((await store.get('scans/7/back.jpg'))!.bytes)).toEqual([3]);
+  });
+
   it('deletes idempotently', async () => {
     await store.put('x/y.txt', new TextEncoder().encode('hi'), 'text/plain');
     await store.delete('x/y.txt');

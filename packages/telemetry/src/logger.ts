@@ -73,11 +73,13 @@ export function humanLine(json: string): string {
  * each, shared safely by the process's threads and child processes), and warnings and errors also to stderr as
  * one human line. Unset: JSON on stdout, as every deployed service logs.
  */
-function destinationFromEnv(): DestinationStream | undefined {
+function destinationFromEnv(): DestinationStream {
   const file = process.env.LOG_FILE;
-  if (!file) return undefined;
+  // Asynchronous writes (sonic-boom): a request never waits on the log's write(2); pino flushes what is
+  // buffered when the process exits.
+  if (!file) return pino.destination({ dest: 1, sync: false });
   return pino.multistream([
-    { level: 'trace', stream: pino.destination({ dest: file, mkdir: true, append: true, sync: true }) },
+    { level: 'trace', stream: pino.destination({ dest: file, mkdir: true, append: true, sync: false }) },
     { level: 'warn', stream: { write: (line: string) => void process.stderr.write(humanLine(line)) } },
   ]);
 }
@@ -86,7 +88,7 @@ function destinationFromEnv(): DestinationStream | undefined {
  * JSON logger: level from LOG_LEVEL (default info), `service` field, trace_id/span_id of the active span,
  * secrets and image bytes redacted. `destination` is for tests (defaults to LOG_FILE's, else stdout).
  */
-export function createLogger(name: string, destination: DestinationStream | undefined = destinationFromEnv()): Logger {
+export function createLogger(name: string, destination: DestinationStream = destinationFromEnv()): Logger {
   return pino(
     {
       level: process.env.LOG_LEVEL ?? 'info',

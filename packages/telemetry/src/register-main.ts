@@ -4,7 +4,7 @@
  * below sees compiled JavaScript).
  *
  * Installs import-in-the-middle's loader hook in "only hooked modules" mode and enables the
- * instrumentations, before the application graph is loaded, so `import` of @grpc/grpc-js, express, kafkajs,
+ * instrumentations, before the application graph is loaded, so `import` of @grpc/grpc-js, kafkajs,
  * pino, http is patched as well as `require`. The SDK itself (service name, exporter) is started by the
  * service's main.ts with startTelemetry(); until then the instrumentations' spans are no-ops.
  */

@@ -4,7 +4,10 @@ import {
   BatchSpanProcessor,
   ConsoleSpanExporter,
   NoopSpanProcessor,
+  ParentBasedSampler,
   SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  type Sampler,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
 import { enableInstrumentations, loaderHookRegistered } from './instrumentations';
@@ -30,6 +33,20 @@ export interface TelemetryOptions {
   metricsPort?: number | undefined;
 }
 
+/**
+ * Which traces are recorded: parent-based (a request joins its caller's decision, so a trace is whole or absent)
+ * with a root ratio. OTEL_TRACES_SAMPLER (the standard variable) wins when set; otherwise
+ * OTEL_TRACES_SAMPLER_ARG is the ratio (default 1 when spans are exported, 0 when they are not: unsampled spans
+ * still carry trace ids into logs, gRPC metadata and Kafka headers, at a fraction of a recorded span's cost).
+ */
+export function samplerFor(exporter: TelemetryExporter, env: NodeJS.ProcessEnv = process.env): Sampler | undefined {
+  if (env.OTEL_TRACES_SAMPLER) return undefined;
+  const raw = env.OTEL_TRACES_SAMPLER_ARG;
+  const ratio = raw === undefined || raw === '' ? (exporter === 'none' ? 0 : 1) : Number(raw);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1) throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, not ${JSON.stringify(raw)}`);
+  return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+}
+
 /** Flushes pending spans and stops the SDK. */
 export type ShutdownTelemetry = () => Promise<void>;
 
@@ -52,7 +69,7 @@ function spanProcessor(options: TelemetryOptions): SpanProcessor {
 }
 
 /**
- * Starts the OpenTelemetry SDK once per process: instrumentations (HTTP, express, gRPC, kafkajs, pino,
+ * Starts the OpenTelemetry SDK once per process: instrumentations (HTTP, gRPC, kafkajs, pino,
  * Prisma), the AsyncLocalStorage context manager, the W3C trace-context + baggage propagator and a tracer
  * provider, whatever the exporter. Later calls return the first call's shutdown function.
  *
@@ -72,10 +89,12 @@ export function startTelemetry(options: TelemetryOptions): ShutdownTelemetry {
     );
   }
 
+  const sampler = samplerFor(options.exporter);
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
     instrumentations: instrument ? enableInstrumentations() : [],
     spanProcessors: [spanProcessor(options)],
+    ...(sampler ? { sampler } : {}),
     // Metrics and OTel logs stay off: without these the SDK would configure OTLP exporters from env.
     metricReaders: [],
     logRecordProcessors: [],

@@ -7,7 +7,10 @@ import type { Logger } from './logger';
 export function exitOnSignals(logger: Logger, stop: () => Promise<void>, shutdownTelemetry: () => Promise<void>): void {
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
+    // `on`, not `once`: Ctrl+C under tsx (npm start) delivers SIGINT twice, the terminal's and the one tsx relays.
+    // With no listener left, the second would end the process mid-shutdown (tsx exits 130 when none is
+    // registered) and leave PGlite unclosed; a repeat while stopping is ignored instead.
+    process.on(signal, () => {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'shutting down');

@@ -1,10 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { context, propagation, trace } from '@opentelemetry/api';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger, startTelemetry } from '../src/index';
 import { humanLine } from '../src/logger';
+import { samplerFor } from '../src/sdk';
 
 function capture(name = 'test-svc') {
   const lines: string[] = [];
@@ -57,7 +58,7 @@ describe('createLogger', () => {
     expect(records()[0]).toMatchObject({ err: { message: 'too many parameters', body: '[redacted]' }, path: '/sandbox/checkout/cs_1/pay' });
   });
 
-  it('with LOG_FILE, writes every record to that file as JSON and warnings to stderr as one human line', () => {
+  it('with LOG_FILE, writes every record to that file as JSON (asynchronously) and warnings to stderr as one human line', async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'log-file-')), 'logs', 'cardlens.log');
     const previous = process.env.LOG_FILE;
     const stderr: string[] = [];
@@ -73,7 +74,10 @@ describe('createLogger', () => {
       if (previous === undefined) delete process.env.LOG_FILE;
       else process.env.LOG_FILE = previous;
     }
-    const records = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    // The file is written asynchronously: the request that logs never waits on the disk.
+    const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter((l) => l !== '') : []);
+    for (let i = 0; i < 100 && lines().length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    const records = lines().map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(records.map((r) => r.msg)).toEqual(['catalog imported', 'price import skipped']);
     expect(records[0]).toMatchObject({ service: 'all-in-one', component: 'valuation', apiKey: '[redacted]' });
     expect(stderr).toEqual(['warn valuation: price import skipped (feed late)\n']);
@@ -115,7 +119,20 @@ describe('startTelemetry + createLogger', () => {
     expect(ids.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(ids.traceId).not.toBe('0'.repeat(32));
     expect(inside).toMatchObject({ trace_id: ids.traceId, span_id: ids.spanId });
-    expect(carrier.traceparent).toBe(`00-${ids.traceId}-${ids.spanId}-01`);
+    // Exporting nothing, nothing is recorded (sampled flag 00), yet the ids are there for logs and propagation.
+    expect(carrier.traceparent).toBe(`00-${ids.traceId}-${ids.spanId}-00`);
     await shutdown();
+  });
+});
+
+describe('samplerFor', () => {
+  it('is parent-based with a root ratio: 1 when spans are exported, 0 when not, OTEL_TRACES_SAMPLER_ARG to choose', () => {
+    expect(samplerFor('otlp', {})?.toString()).toContain('TraceIdRatioBased{0}'.replace('0', '1'));
+    expect(samplerFor('none', {})?.toString()).toContain('TraceIdRatioBased{0}');
+    expect(samplerFor('otlp', { OTEL_TRACES_SAMPLER_ARG: '0.1' })?.toString()).toContain('TraceIdRatioBased{0.1}');
+    expect(samplerFor('otlp', {})?.toString()).toMatch(/^ParentBased/);
+    // The standard OTEL_TRACES_SAMPLER leaves the choice to the SDK.
+    expect(samplerFor('otlp', { OTEL_TRACES_SAMPLER: 'always_on' })).toBeUndefined();
+    expect(() => samplerFor('otlp', { OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(/ratio from 0 to 1/);
   });
 });

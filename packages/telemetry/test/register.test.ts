@@ -7,7 +7,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 describe('node --import tsx --import @cardlens/telemetry/register', () => {
   it('instruments statically imported @grpc/grpc-js: the server span continues the caller trace', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
+    // Every trace recorded (exporting nothing would otherwise record nothing), to see the span's kind.
+    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', OTEL_TRACES_SAMPLER_ARG: '1' };
     delete env.NODE_OPTIONS; // jest's --experimental-vm-modules is not for the child
     const { stdout } = await promisify(execFile)(
       process.execPath,

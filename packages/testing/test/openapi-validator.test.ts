@@ -79,6 +79,7 @@ const gradeCompleted = (overrides: Record<string, unknown> = {}) => ({
   createdAt: '2026-11-02T10:00:00Z',
   completedAt: '2026-11-02T10:00:20Z',
   links: { self: '/v1/grades/7' },
+  reportExpiresAt: null,
   ...overrides,
 });
 
@@ -143,7 +144,9 @@ describe('expectMatchesOpenApi', () => {
 
   it('validates scan results by status and only the paid sections', () => {
     const path = '/v1/scans/123';
-    const ok = (body: unknown) => expectMatchesOpenApi('GET', path, 200, JSON_TYPE, body, AUTH_HEADERS);
+    // A completed scan carries its links (the share link while it lives) and when that link expires.
+    const withLinks = (body: Record<string, unknown>) => (body.status === 'completed' ? { links: { self: path }, reportExpiresAt: null, ...body } : body);
+    const ok = (body: Record<string, unknown>) => expectMatchesOpenApi('GET', path, 200, JSON_TYPE, withLinks(body), AUTH_HEADERS);
     expect(() => ok({ id: 123, status: 'processing', progressPercent: 40, statusMessage: null })).not.toThrow();
     expect(() => ok({ id: 123, status: 'failed', error: 'Scan failed.' })).not.toThrow();
     expect(() => ok({ id: 123, status: 'failed' })).toThrow(/error/);

@@ -13,7 +13,8 @@ const fixtures = fileURLToPath(new URL('../../valuation/test/fixtures', import.m
 
 /** `npm start`'s process on a pseudo-terminal, in its own process group (Ctrl+C signals the whole group). */
 function startOnTerminal(work: string, port: number) {
-  const command = `exec ${path.join(repoRoot, 'node_modules/.bin/tsx')} --import @cardlens/telemetry/register services/all-in-one/src/main.ts`;
+  // npm start's command once bootstrap has nothing to do.
+  const command = `exec ${process.execPath} --import tsx --import @cardlens/telemetry/register services/all-in-one/src/main.ts`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: repoRoot,
     detached: true,

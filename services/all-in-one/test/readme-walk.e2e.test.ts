@@ -41,7 +41,7 @@ describe('the README walk', () => {
       CATALOG_DIR: path.join(fixtures, 'catalog'),
       PRICES_DIR: path.join(fixtures, 'prices'),
     };
-    const service = spawn(path.join(repoRoot, 'node_modules/.bin/tsx'), ['--import', '@cardlens/telemetry/register', 'services/all-in-one/src/main.ts'], {
+    const service = spawn(process.execPath, ['--import', 'tsx', '--import', '@cardlens/telemetry/register', 'services/all-in-one/src/main.ts'], {
       cwd: repoRoot,
       env,
       detached: true,

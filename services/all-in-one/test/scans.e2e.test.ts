@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -355,8 +355,12 @@ function scansSuite(mode: StackMode) {
   describe('credits', () => {
     it('too few credits → 402 insufficient_credits with creditsRemaining and purchaseUrl; no scan, no charge', async () => {
       const { auth } = await register(1);
+      const scanFolders = () => (existsSync(path.join(stack.blobDir, 'scans')) ? readdirSync(path.join(stack.blobDir, 'scans')).sort() : []);
+      const foldersBefore = scanFolders();
       const r = await submit(auth, { form: multipart('full') });
       expect(r.status).toBe(402);
+      // A refused scan writes nothing: its photos are stored only once it is paid for.
+      expect(scanFolders()).toEqual(foldersBefore);
       expect(r.json).toMatchObject({ code: 'insufficient_credits', creditsRemaining: 1, purchaseUrl: '/v1/credits/packs' });
       expect(await balance(auth)).toBe(1);
       // The one credit still buys a one-module scan.

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { KafkaBus, type Bus } from '@cardlens/bus';
@@ -53,6 +56,8 @@ export interface Stack {
   gradingTempDir: string;
   /** The stack's database (the e2e tests read ledgers and counters from it). */
   database: Database;
+  /** The scans service's blob folder: the test's BLOB_DIR, else a fresh temporary one removed on stop. */
+  blobDir: string;
   /** Calls the API and checks the response (status, content type, body, headers) against the OpenAPI document. */
   call(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
   stop(): Promise<void>;
@@ -83,13 +88,17 @@ export async function startStack(
   } else {
     database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
   }
+  // Each stack's blobs apart (two stacks on fresh databases both have a scan 1), unless the test names a folder.
+  const ownBlobDir = env.BLOB_DIR === undefined;
+  const blobDir = env.BLOB_DIR ?? mkdtempSync(path.join(tmpdir(), 'cardlens-e2e-blobs-'));
+  const removeOwnBlobDir = () => (ownBlobDir ? rmSync(blobDir, { recursive: true, force: true }) : undefined);
   let embedded: Embedded;
   try {
     embedded = await startEmbedded({
       database,
       // A few hundred catalog cards, every one with sample sales (the full catalog takes ~25 s to load), and the
       // real prices of those of them TCGplayer prices.
-      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', CATALOG_DIR: TEST_CATALOG_DIR, PRICES_DIR: TEST_PRICES_DIR, SAMPLE_SALES_SHARE: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix, GRADE_LOCK_KEY_PREFIX: redisPrefix } : {}), ...env },
+      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', BLOB_DIR: blobDir, CATALOG_DIR: TEST_CATALOG_DIR, PRICES_DIR: TEST_PRICES_DIR, SAMPLE_SALES_SHARE: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix, GRADE_LOCK_KEY_PREFIX: redisPrefix } : {}), ...env },
       logger,
       ...(mode === 'infra' ? { redisUrl: infraUrls().redisUrl } : {}),
       ...(bus ? { bus } : {}),
@@ -98,6 +107,7 @@ export async function startStack(
   } catch (error) {
     await database.close();
     await testDb?.drop();
+    removeOwnBlobDir();
     throw error;
   }
 
@@ -109,6 +119,7 @@ export async function startStack(
     ports: embedded.ports,
     gradingTempDir: embedded.gradingTempDir,
     database,
+    blobDir,
     async call(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.ip) headers['X-Forwarded-For'] = options.ip;
@@ -132,6 +143,7 @@ export async function startStack(
     async stop() {
       await embedded.stop();
       await database.close();
+      removeOwnBlobDir();
       await testDb?.drop();
       if (redisPrefix) await deleteRedisKeys(redisPrefix);
       if (topicPrefix && !options.kafkaBrokers) await deleteTopicsWithPrefix(topicPrefix);

@@ -42,7 +42,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-  child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['--import', '@cardlens/telemetry/register', 'services/all-in-one/src/main.ts'], {
+  child = spawn(process.execPath, ['--import', 'tsx', '--import', '@cardlens/telemetry/register', 'services/all-in-one/src/main.ts'], {
     cwd: root,
     env: {
       ...process.env,

@@ -20,6 +20,11 @@ const scansSettings = z.object({
   /** How long a request waits for a concurrent request with the same Idempotency-Key to finish. */
   IDEMPOTENCY_WAIT_MS: env.positiveInt(15000),
   IDEMPOTENCY_TTL_HOURS: env.positiveInt(24),
+  /**
+   * How long the photos and the grading overlay of a finished scan are kept (days after it finished); the
+   * settlement loop then removes them. The result itself stays. 0 keeps them forever.
+   */
+  SCAN_BLOB_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   /** Lifetime of a report share link (issued with every completed scan; an agent may ask for 1-365 days). */
   REPORT_LINK_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /** Scans left pending (a crash between the debit and the queueing) are settled after this many seconds. */

@@ -11,6 +11,7 @@ import { PrismaClient } from './db';
 import { createDownstream } from './downstream';
 import { subscribeScanJobs } from './events/scan-jobs';
 import { scansGrpcService } from './grpc/scans-grpc';
+import { removeExpiredScanBlobs } from './use-cases/remove-expired-blobs';
 import { requeueInterruptedScans } from './use-cases/requeue-interrupted';
 import { settleStaleScans } from './use-cases/settle-scans';
 import { sweepQueuedScans } from './use-cases/sweep-queued-scans';
@@ -86,6 +87,7 @@ export async function startScansService(options: StartOptions): Promise<RunningS
     settling = (async () => {
       await settleStaleScans(settleDeps, { staleAfterMs: config.STALE_PENDING_SECONDS * 1000 });
       await sweepQueuedScans(settleDeps, { queuedTooLongMs: config.SCAN_QUEUED_TIMEOUT_SECONDS * 1000, maxRequeues: config.SCAN_QUEUE_REQUEUES });
+      if (config.SCAN_BLOB_RETENTION_DAYS > 0) await removeExpiredScanBlobs(settleDeps, { retentionDays: config.SCAN_BLOB_RETENTION_DAYS });
     })().catch((err: unknown) => logger.warn({ err }, 'scan settlement round failed'));
   }, config.SCAN_SETTLE_INTERVAL_MS);
   settleTimer.unref();

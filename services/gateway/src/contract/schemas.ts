@@ -388,8 +388,8 @@ export const ScanGrading = z.object({
 }),
   engine: EngineVersions,
   links: z.object({
-  overlay: z.string().regex(/^\/v1\/scans\/[0-9]+\/overlay$/).meta({ description: '`/v1/scans/<scan_id>/overlay` (PNG).' }),
-}),
+    overlay: z.string().regex(/^\/v1\/scans\/[0-9]+\/overlay$/).meta({ description: '`/v1/scans/<scan_id>/overlay` (PNG). Absent once the overlay is no longer kept (SCAN_BLOB_RETENTION_DAYS after the scan, 30 by default) or when none could be drawn.' }).optional(),
+  }),
 }).meta({ description: `AI condition grade (an estimate, not a certified grade). Spec fields: \`grade\`, \`predictedGrade\`, \`subGrades\`,
 \`summary\`, \`justification\`. CardLens adds \`centering\` (ratios per side), \`subGradeConfidence\`, \`defects\`,
 \`notAssessed\` (empty when everything was assessed; without a back image \`back_centering\`, \`back_corners\`,

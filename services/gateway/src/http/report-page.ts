@@ -194,7 +194,7 @@ export function renderReportPage(view: ScanCompletedView, options: PageOptions):
         defects: view.grading.defects,
         notAssessedReasons: view.grading.notAssessedReasons,
         engine: view.grading.engine,
-        overlaySrc: `${options.token}/overlay.png`,
+        ...(view.grading.links.overlay ? { overlaySrc: `${options.token}/overlay.png` } : {}),
       })
     : '';
   return page('scan', title, subtitle, identitySection(view) + grading + valueSection(view), footer(options, view.completedAt, view.value !== undefined));

@@ -116,7 +116,8 @@ export interface ScanGradingView {
   notAssessedReasons: { item: NotAssessedItem; reason: string }[];
   frontBack: { front: AssessedSubGradesView; back: AssessedSubGradesView | null };
   engine: EngineView;
-  links: { overlay: string };
+  /** `overlay`: while the overlay is kept (retention) and one was drawn. */
+  links: { overlay?: string };
 }
 
 export interface ValueEstimateView {
@@ -393,7 +394,7 @@ function presentGrading(scanId: number, grading: commonV1.Grading): ScanGradingV
       back: grading.back && assessed.back ? assessedOnly(presentSubGrades(grading.back), assessed.back) : null,
     },
     engine: presentEngine(grading),
-    links: { overlay: `${scanPath(scanId)}/overlay` },
+    links: grading.overlayAvailable ? { overlay: `${scanPath(scanId)}/overlay` } : {},
   };
 }
 

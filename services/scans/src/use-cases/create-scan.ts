@@ -8,7 +8,7 @@ import type { PrismaClient } from '../db';
 import type { Downstream } from '../downstream';
 import { checkModules, gradingPartCost, scanCost } from '../domain/modules';
 import { scanJob } from './requeue-interrupted';
-import { deleteImages, describeImage, storeImage, type StoredImage } from '../scan-images';
+import { describeImage, storeImage, type StoredImage } from '../scan-images';
 import { markChargedScanAbandoned, settleAbandonedScan } from './settle-scans';
 
 export interface CreateScanDeps {
@@ -45,8 +45,9 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
  * Accepts a prepaid scan, debit-first:
  * 1. reserve: a pending scan row and, with an Idempotency-Key, the key (agent-scoped; a concurrent duplicate
  *    waits here for the first request's outcome and then replays it);
- * 2. store the images (blob store) and record their hashes;
- * 3. debit the live module cost through billing (ledger key `scan:<id>`, so a retry never charges twice);
+ * 2. debit the live module cost through billing (ledger key `scan:<id>`, so a retry never charges twice); a
+ *    refusal (402) discards the reservation, and nothing was written;
+ * 3. store the images (blob store) and record their hashes (a failure abandons the scan and refunds the debit);
  * 4. one transaction: the scan becomes queued, the ScanJobRequested goes into the outbox (held from the relay
  *    while this request publishes it) and the key records the response, still pending;
  * 5. publish that outbox row at once, holding no database connection while the bus is waited on; once the bus
@@ -72,15 +73,6 @@ export async function createScan(deps: CreateScanDeps, input: CreateScanInput): 
   const scanId = reservation.scanId;
   const { prisma, logger } = deps;
 
-  let stored: { front: StoredImage; back?: StoredImage };
-  try {
-    stored = { front: await storeImage(deps.blobs, scanId, 'front', input.front, front) };
-    if (back && input.back) stored.back = await storeImage(deps.blobs, scanId, 'back', input.back, back);
-  } catch (error) {
-    await discardReservation(deps, scanId, input);
-    throw error;
-  }
-
   let debit;
   try {
     debit = await deps.billing.debit({
@@ -101,6 +93,17 @@ export async function createScan(deps: CreateScanDeps, input: CreateScanInput): 
     // settlement job refunds whatever was charged.
     logger.warn({ err: error, scanId }, 'debit outcome unknown; the pending scan is left for settlement');
     throw new AppError('billing_unavailable', 'Billing did not answer; nothing is lost: any charge for this request is refunded automatically.');
+  }
+
+  // The photos are stored only once the scan is paid for: a refused request writes nothing.
+  let stored: { front: StoredImage; back?: StoredImage };
+  try {
+    stored = { front: await storeImage(deps.blobs, scanId, 'front', input.front, front) };
+    if (back && input.back) stored.back = await storeImage(deps.blobs, scanId, 'back', input.back, back);
+  } catch (error) {
+    logger.error({ err: error, scanId }, 'could not store the photos; refunding');
+    await abandon(deps, scanId, 'the photos could not be stored');
+    throw new AppError('enqueue_failed', 'The scan could not be queued; the credits were refunded.');
   }
 
   const acceptance: ScanAcceptance = { scanId, modules: names, creditsCharged: cost, creditsRemaining: debit.balance, replayed: false };
@@ -275,7 +278,6 @@ async function discardReservation(deps: CreateScanDeps, scanId: number, input: C
     if (input.idempotencyKey !== undefined) await tx.idempotencyKey.deleteMany({ where: { agentId: input.agentId, key: input.idempotencyKey, scanId: BigInt(scanId) } });
     await tx.scan.update({ where: { id: BigInt(scanId) }, data: { status: 'abandoned', statusMessage: null, settledAt: new Date() } });
   });
-  await deleteImages(deps.blobs, scanId);
 }
 
 /** Charged but not accepted: the scan is abandoned, its key remembers the refund, the debit is refunded. */

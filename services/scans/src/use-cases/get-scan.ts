@@ -35,6 +35,8 @@ export async function getScan(deps: { prisma: PrismaClient; blobs: BlobStore }, 
   const [stored, reportLink] = await Promise.all([scan.resultKey ? deps.blobs.get(scan.resultKey) : null, liveReportLink(deps.prisma, scan.id)]);
   if (!stored) throw new Error(`result of scan ${scan.id} is missing from the blob store`);
   const completed = scansV1.ScanCompleted.fromJSON(JSON.parse(Buffer.from(stored.bytes).toString('utf8')));
+  // The overlay is gone once retention removed it.
+  if (completed.grading && scan.overlayKey === null) completed.grading.overlayAvailable = false;
   return { ...base, state: { $case: 'completed', value: completed }, ...(reportLink ? { reportLink } : {}) };
 }
 
