@@ -1,4 +1,4 @@
-export { activeTrace, createLogger, REDACT_PATHS, type Logger } from './logger';
+export { activeTrace, createLogger, redactRecord, type Logger } from './logger';
 export { startTelemetry, type ShutdownTelemetry, type TelemetryExporter, type TelemetryOptions } from './sdk';
 export { exitOnSignals } from './shutdown';
 export { inServerSpan, inSpan } from './spans';

@@ -3,7 +3,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger, startTelemetry } from '../src/index';
+import { createLogger, redactRecord, startTelemetry } from '../src/index';
 import { humanLine } from '../src/logger';
 import { samplerFor } from '../src/sdk';
 
@@ -48,6 +48,15 @@ describe('createLogger', () => {
     const [first] = records();
     expect(first).toMatchObject({ apiKey: '[redacted]', agent: { apiKey: '[redacted]', name: 'bot' } });
     expect(first?.req).toMatchObject({ method: 'POST', headers: { 'content-type': 'image/png' }, body: '[redacted]' });
+  });
+
+  it('redacts child bindings too, and leaves records with nothing secret as they are (errors keep their type and stack)', () => {
+    const { logger, lines, records } = capture();
+    logger.child({ apiKey: SECRET, component: 'gateway' }).info({ err: new TypeError('plain failure') }, 'child');
+    expect(lines.join('')).not.toContain(SECRET);
+    expect(records()[0]).toMatchObject({ apiKey: '[redacted]', component: 'gateway', err: { type: 'TypeError', message: 'plain failure', stack: expect.stringContaining('TypeError') } });
+    const clean = { req: { method: 'GET', path: '/v1/scans/1' }, res: { status: 200 } };
+    expect(redactRecord(clean)).toBe(clean);
   });
 
   it('never writes a request body, not even the raw one a body parser\'s error carries', () => {

@@ -54,7 +54,7 @@ const bareProcess = spawn(fileURLToPath(new URL('../../../node_modules/.bin/tsx'
 const barePort = await new Promise<string>((resolve) => bareProcess.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
 const bareUrl = `http://127.0.0.1:${barePort}`;
 
-const limits = { RATE_LIMIT_PER_KEY_PER_MINUTE: '100000000', RATE_LIMIT_OPEN_PER_MINUTE: '100000000' };
+const limits = { RATE_LIMIT_PER_KEY_PER_MINUTE: '100000000', RATE_LIMIT_OPEN_PER_MINUTE: '100000000', ...(process.env.BENCH_SERVICE_ENV ? JSON.parse(process.env.BENCH_SERVICE_ENV) as Record<string, string> : {}) };
 const stack = variant === 'served' ? await startServed(limits, log) : await startStack(mode, limits);
 try {
   const registered = await fetch(`${stack.baseUrl}/v1/agents`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'gateway bench', contactEmail: 'bench@example.com' }) });
