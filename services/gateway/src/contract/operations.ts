@@ -151,6 +151,29 @@ export const responses = {
   BillingUnavailable: problems('`billing_unavailable` (billing or the payment provider is temporarily unavailable) or `service_unavailable`. Retry later.', ["billing_unavailable", "service_unavailable"]),
 } satisfies Record<string, ResponseSpec>;
 
+/** The answers of POST .../report-link (a scan's or a grade's), with the owner's not-found. */
+const shareLinkResponses = (notFound: ResponseSpec): ResponseSpec[] => [
+  { status: "201", description: 'The new link (also in `Location`).', headers: { "Location": { description: 'The report page URL.', schema: z.url() }, ...AUTHENTICATED_SUCCESS }, content: { "application/json": { schema: ReportLink } } },
+  problems('`invalid_body`: the body is not empty and not `{ "expiresInDays": 1-365 }`.', ["invalid_body"]),
+  responses.Unauthorized,
+  notFound,
+  responses.BodyTooLarge,
+  responses.UnsupportedMediaType,
+  responses.RateLimited,
+  responses.InternalError,
+  responses.ServiceUnavailable,
+];
+
+/** The answers of DELETE .../report-link. */
+const revokeLinkResponses = (notFound: ResponseSpec): ResponseSpec[] => [
+  { status: "204", description: 'No live link remains.', headers: AUTHENTICATED_SUCCESS },
+  responses.Unauthorized,
+  notFound,
+  responses.RateLimited,
+  responses.InternalError,
+  responses.ServiceUnavailable,
+];
+
 export const operations: OperationSpec[] = [
   {
     method: 'post',
@@ -340,17 +363,7 @@ scan). The token is 256 random bits; treat the URL like a password for that one 
 `,
     parameters: [parameters.ScanId],
     requestBody: { required: false, content: { "application/json": { schema: ShareReportRequest } } },
-    responses: [
-      { status: "201", description: 'The new link (also in `Location`).', headers: { "Location": { description: 'The report page URL.', schema: z.url() }, ...AUTHENTICATED_SUCCESS }, content: { "application/json": { schema: ReportLink } } },
-      problems('`invalid_body`: the body is not empty and not `{ "expiresInDays": 1-365 }`.', ["invalid_body"]),
-      responses.Unauthorized,
-      responses.ScanNotFound,
-      responses.BodyTooLarge,
-      responses.UnsupportedMediaType,
-      responses.RateLimited,
-      responses.InternalError,
-      responses.ServiceUnavailable,
-    ],
+    responses: shareLinkResponses(responses.ScanNotFound),
   },
   {
     method: 'delete',
@@ -363,14 +376,7 @@ scan). The token is 256 random bits; treat the URL like a password for that one 
 when there was no live link. 404 \`scan_not_found\` for a scan that is not this agent's completed scan.
 `,
     parameters: [parameters.ScanId],
-    responses: [
-      { status: "204", description: 'No live link remains.', headers: AUTHENTICATED_SUCCESS,  },
-      responses.Unauthorized,
-      responses.ScanNotFound,
-      responses.RateLimited,
-      responses.InternalError,
-      responses.ServiceUnavailable,
-    ],
+    responses: revokeLinkResponses(responses.ScanNotFound),
   },
   {
     method: 'post',
@@ -386,17 +392,7 @@ this issues a new one with its own lifetime, and the old one stops working at on
 `,
     parameters: [parameters.GradeId],
     requestBody: { required: false, content: { "application/json": { schema: ShareReportRequest } } },
-    responses: [
-      { status: "201", description: 'The new link (also in `Location`).', headers: { "Location": { description: 'The report page URL.', schema: z.url() }, ...AUTHENTICATED_SUCCESS }, content: { "application/json": { schema: ReportLink } } },
-      problems('`invalid_body`: the body is not empty and not `{ "expiresInDays": 1-365 }`.', ["invalid_body"]),
-      responses.Unauthorized,
-      responses.GradeNotFound,
-      responses.BodyTooLarge,
-      responses.UnsupportedMediaType,
-      responses.RateLimited,
-      responses.InternalError,
-      responses.ServiceUnavailable,
-    ],
+    responses: shareLinkResponses(responses.GradeNotFound),
   },
   {
     method: 'delete',
@@ -409,14 +405,7 @@ this issues a new one with its own lifetime, and the old one stops working at on
 \`grade_not_found\` for a grade that is not this agent's completed grade.
 `,
     parameters: [parameters.GradeId],
-    responses: [
-      { status: "204", description: 'No live link remains.', headers: AUTHENTICATED_SUCCESS },
-      responses.Unauthorized,
-      responses.GradeNotFound,
-      responses.RateLimited,
-      responses.InternalError,
-      responses.ServiceUnavailable,
-    ],
+    responses: revokeLinkResponses(responses.GradeNotFound),
   },
   {
     method: 'get',
