@@ -12,7 +12,8 @@
  * Each run registers agents (3 trial credits: one `full` scan each) and submits BENCH_N (60) multipart `full`
  * scans of photographed cards (card-synth evaluation seeds, 2-12 MP, front and back) with BENCH_CONCURRENCY (1)
  * in flight. Latency: from sending POST /v1/scans to the poll that sees the final status. BENCH_WARMUP (3) scans
- * first, not counted; BENCH_RUNS (3) runs, medians reported. The configuration is printed beside the figures;
+ * first, not counted; BENCH_RUNS (3) runs, medians reported. BENCH_CPUS (a taskset list) pins the served
+ * service to those cores and reports scans/min per core. The configuration is printed beside the figures;
  * the LAST line is one JSON object.
  */
 import { performance } from 'node:perf_hooks';
@@ -20,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { CATALOG_DIR } from '@cardlens/catalog-data';
 import { generateSample, EVAL_SEED_START } from '@cardlens/card-synth';
 import { startStack } from '../test/stack';
-import { clientStats, configurationLine, politeFetch, startServed } from './served';
+import { clientStats, configurationLine, cpuList, politeFetch, startServed } from './served';
 import { stackMode } from './support';
 
 const { values } = parseArgs({ options: { variant: { type: 'string', default: 'served' }, mode: { type: 'string', default: process.env.BENCH_MODE ?? 'embedded' } } });
@@ -132,6 +133,9 @@ try {
     throttled: clientStats.throttled,
     throttledWaitMs: clientStats.waitedMs,
     perRun: runs,
+    /** Throughput per core the service had (BENCH_CPUS), for sizing a cluster. */
+    serviceCores: process.env.BENCH_CPUS ? cpuList(process.env.BENCH_CPUS).length : null,
+    throughputPerMinPerCore: process.env.BENCH_CPUS ? Math.round((median(runs.map((r) => r.throughputPerMin)) / cpuList(process.env.BENCH_CPUS).length) * 10) / 10 : null,
   };
   console.log(variant === 'served' ? configurationLine(settings) : `configuration: ${variant} (${mode}), limits and logs as the tests set them`);
   console.log(`full scans, ${CONCURRENCY} in flight, medians of ${RUNS} runs of ${N}: p50 ${summary.p50Ms} ms, p95 ${summary.p95Ms} ms, ${summary.throughputPerMin} scans/min; 429s waited out: ${summary.throttled}`);

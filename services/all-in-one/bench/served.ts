@@ -4,9 +4,9 @@
  * with its default telemetry and JSON logs (written to a file, as a service's stdout would be collected), and
  * clients that honour 429 and Retry-After.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { cpus as machineCpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,7 +41,16 @@ export async function startServed(settings: Record<string, string>, log: (line: 
     BLOB_DIR: path.join(dataDir, 'blobs'),
     ...settings,
   };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', '--import', '@cardlens/telemetry/register', 'services/all-in-one/src/main.ts'], {
+  // BENCH_CPUS (a taskset list, e.g. `0` or `0-1`): the service and everything it starts run on those cores only,
+  // for per-core figures; the bench process itself then keeps to the other cores where there are any.
+  const cpus = process.env.BENCH_CPUS;
+  const command = [process.execPath, '--import', 'tsx', '--import', '@cardlens/telemetry/register', 'services/all-in-one/src/main.ts'];
+  if (cpus) {
+    const others = Array.from({ length: machineCpus().length }, (_, i) => i).filter((cpu) => !cpuList(cpus).includes(cpu));
+    if (others.length > 0) spawnSync('taskset', ['-pc', others.join(','), String(process.pid)], { stdio: 'ignore' });
+  }
+  const [file, ...args] = cpus ? ['taskset', '-c', cpus, ...command] : command;
+  const child: ChildProcess = spawn(file!, args, {
     cwd: ROOT,
     env,
     detached: true,
@@ -79,6 +88,15 @@ export async function startServed(settings: Record<string, string>, log: (line: 
   };
 }
 
+/** The cores of a taskset list such as `0`, `0-1` or `0,2-3`. */
+export function cpuList(list: string): number[] {
+  return list.split(',').flatMap((part) => {
+    const [from, to] = part.split('-').map(Number);
+    if (!Number.isInteger(from) || (to !== undefined && !Number.isInteger(to))) throw new Error(`BENCH_CPUS: not a CPU list: ${list}`);
+    return Array.from({ length: (to ?? from!) - from! + 1 }, (_, i) => from! + i);
+  });
+}
+
 /** Counts of what the clients met, reported beside the figures. */
 export const clientStats = { throttled: 0, waitedMs: 0 };
 
@@ -101,7 +119,9 @@ export async function politeFetch(url: string, init: RequestInit = {}, maxWaitMs
 
 /** The machine beside the figures: cores, Node, and the settings. */
 export function configurationLine(settings: Record<string, string>): string {
-  const cpus = availableParallelism();
+  // The machine's cores (availableParallelism would report this process's own pinned share).
+  const cores = machineCpus().length;
+  const pinned = process.env.BENCH_CPUS ? `; service pinned to CPU ${process.env.BENCH_CPUS} (taskset), ${cpuList(process.env.BENCH_CPUS).length} of ${cores} cores` : `, ${cores} cores`;
   const set = Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ');
-  return `configuration: npm start's process (tsx, PGlite on disk, in-process bus, default telemetry and JSON logs), Node ${process.version}, ${cpus} cores${set ? `; beyond the defaults: ${set}` : ''}`;
+  return `configuration: npm start's process (node --import tsx, PGlite on disk, in-process bus, default telemetry and JSON logs), Node ${process.version}${pinned}${set ? `; beyond the defaults: ${set}` : ''}`;
 }
