@@ -1,4 +1,4 @@
-import { isoOrNull, reportKindOf, REPORT_LINK_MAX_TTL_DAYS, type commonV1 } from '@cardlens/contracts';
+import { isoOrNull, reportKindOf, type commonV1 } from '@cardlens/contracts';
 import { AppError } from '@cardlens/errors';
 import { parseGradeId } from '../http/grade-request';
 import { presentGrade, type GradeView } from '../http/grade-view';
@@ -20,7 +20,6 @@ export interface ReportLinkView {
 
 export type ReportSubject = { kind: 'scan'; id: unknown } | { kind: 'grade'; id: unknown };
 
-export const REPORT_LINK_MAX_DAYS = REPORT_LINK_MAX_TTL_DAYS;
 
 const idOf = (subject: ReportSubject): number => {
   const raw = typeof subject.id === 'number' ? String(subject.id) : subject.id;

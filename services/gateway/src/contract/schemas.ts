@@ -5,6 +5,7 @@
 // copied into the document as they are.
 import { z } from 'zod';
 import { AppError, errorTable, type ErrorCode as ErrorCodeKey } from '@cardlens/errors';
+import { REPORT_LINK_MAX_TTL_DAYS } from '@cardlens/contracts';
 import { checkGradeModules, parseModules } from './modules';
 import { withErrors } from './validate';
 
@@ -71,7 +72,7 @@ export const ProtectedResourceMetadata = z.object({
 export type ProtectedResourceMetadata = z.output<typeof ProtectedResourceMetadata>;
 
 export const ShareReportRequest = z.strictObject({
-  expiresInDays: z.int().min(1).max(365).meta({ description: 'Lifetime of the link in days; default 30.' }).optional(),
+  expiresInDays: z.int().min(1).max(REPORT_LINK_MAX_TTL_DAYS).meta({ description: 'Lifetime of the link in days; default 30.' }).optional(),
 }).meta({ id: 'ShareReportRequest' });
 export type ShareReportRequest = z.output<typeof ShareReportRequest>;
 

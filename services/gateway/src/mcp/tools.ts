@@ -9,7 +9,8 @@ import { getScan, submitScan } from '../application/scans';
 import { IdempotencyKey, Module, PurchaseRequest } from '../contract/schemas';
 import { parameters } from '../contract/operations';
 import { checkCredits, gradingTrialInput, planInput, startGradingTrial, subscribeGrading } from '../application/subscriptions';
-import { REPORT_LINK_MAX_DAYS, revokeReport, shareReport, type ReportSubject } from '../application/reports';
+import { revokeReport, shareReport, type ReportSubject } from '../application/reports';
+import { ShareReportRequest } from '../contract/schemas';
 
 /**
  * The MCP tools. Each one calls the same use case as its REST twin (../application), so charges, limits,
@@ -301,7 +302,8 @@ const shareReportTool: ToolDefinition = {
   title: 'Share a report page (new link)',
   description: `Issue a new share link to the report page of a completed scan or commercial grade: an HTML page a person opens without an API key (for a scan: identification, the AI grade and what limited it, the overlay, defects, centering, values with their source; for a grade: the AI grade, sub-grades and centering). Every completed scan and grade already has one in links.report (30 days); this makes a new one with its own lifetime, and the old link stops working. Free. ${KEY_NOTE}`,
   input: reportSubjectInput.extend({
-    expiresInDays: z.number().int().min(1).max(REPORT_LINK_MAX_DAYS).optional().describe('Lifetime of the link in days, 1-365; default 30.'),
+    // The REST body's own piece: one definition of the lifetime a link may have.
+    expiresInDays: ShareReportRequest.shape.expiresInDays,
   }),
   output: z.object({ url: z.string().meta({ format: 'uri' }), expiresAt: z.string().nullable(), createdAt: z.string().nullable() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
