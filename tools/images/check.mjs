@@ -45,7 +45,6 @@ const env = {
   KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
   KAFKA_TOPIC_PREFIX: `images-${suffix}.`,
   RATE_LIMIT_KEY_PREFIX: `images-${suffix}:`,
-  GRADE_LOCK_KEY_PREFIX: `images-${suffix}:`,
   GATEWAY_PORT: String(port(0)),
   PUBLIC_BASE_URL: gatewayUrl,
   ACCOUNTS_GRPC_PORT: String(port(1)),
@@ -66,7 +65,7 @@ const env = {
   CATALOG_AUTOLOAD: 'true',
   SAMPLE_SALES: 'true',
   SAMPLE_SALES_SHARE: '1',
-  INFERENCE_ENGINE_PROCESSES: '1',
+  INFERENCE_CONCURRENCY: '1',
 };
 
 const children = [];

@@ -3,34 +3,28 @@
 //   node tools/images/stage.mjs [--out DIR] [service...]      (npm run images:stage -- ...)
 //
 // For every service, DIR/<service>/ gets:
-//   dist/*.mjs      the service's entry points bundled by esbuild: our TypeScript (the service and the
-//                   @cardlens/* packages, generated ts-proto and Prisma code) is compiled and inlined; every npm
-//                   package stays an import of node_modules, so OpenTelemetry still patches them by name and
-//                   their .wasm/.node assets load from their own folders.
+//   dist/*.mjs      the service's entry points, bundled by tools/bundle.mjs (our TypeScript compiled and inlined,
+//                   npm packages left as imports).
 //   node_modules/   exactly the files those imports reach, found by @vercel/nft's trace; staging fails if one
 //                   belongs to a package the lockfile marks dev-only.
 //   services/<s>/…, packages/…   the data files the code opens at run time (migrations, the OpenAPI document,
 //                   the vision models), at their repository paths.
 //   package.json    {"type": "module"}.
 //
-// Our modules locate files relative to themselves (`new URL('../openapi/openapi.yaml', import.meta.url)`). In a
-// bundle every module shares the bundle's URL, so each module's `import.meta.url` is rewritten to the URL its
-// source file would have under the image root (DIR/<service>/<repository path>), and the data files are copied to
-// those paths: the same relative lookups work unchanged, from source and compiled.
+// Each bundled module's `import.meta.url` names its source's repository path under the image root
+// (DIR/<service>/<repository path>; see tools/bundle.mjs), and the data files are copied to those paths.
 //
 // The images are accounts, billing, gateway, grading, inference, scans, valuation and migrate (the migration Job).
 // Bundles are built and traced in <repository>/.image-build (git-ignored), one image at a time, so two stagings
 // must not run at once. The last line is JSON: per image, the bytes of dist, node_modules and data files, and the
 // total.
-import { build } from 'esbuild';
 import { nodeFileTrace } from '@vercel/nft';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { bundleEntries, packageDirOf, posix, ROOT } from '../bundle.mjs';
 
 /**
  * Packages the engine loads by computed paths the tracer cannot follow, copied whole: the tfjs WebAssembly
@@ -72,59 +66,8 @@ const REGISTER_ENTRY = 'packages/telemetry/src/register.mjs';
 /** Files loaded by specifier strings the tracer cannot see (the loader hook is registered by name). */
 const EXTRA_TRACED = { register: ['import-in-the-middle/hook.mjs'] };
 
-const posix = (p) => p.split(path.sep).join('/');
 /** package-lock.json's entries by path ("node_modules/pino", "services/gateway/node_modules/lru-cache"). */
 const LOCK_PACKAGES = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')).packages;
-
-/**
- * esbuild plugin: our own modules (outside node_modules) get `import.meta.url` replaced by the URL their source
- * would have under the image root. (The build also defines `CARDLENS_COMPILED` as true, for the one place that
- * must know it runs compiled: the inference engine's child-process entry.)
- */
-const moduleUrlPlugin = {
-  name: 'cardlens-module-url',
-  setup(pluginBuild) {
-    pluginBuild.onLoad({ filter: /\.(ts|mts|mjs|js)$/ }, (args) => {
-      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
-      const source = readFileSync(args.path, 'utf8');
-      if (!source.includes('import.meta.url')) return undefined;
-      const relative = posix(path.relative(ROOT, args.path));
-      return {
-        contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(`../${relative}`)}, import.meta.url).href`),
-        loader: args.path.endsWith('.ts') || args.path.endsWith('.mts') ? 'ts' : 'js',
-        resolveDir: path.dirname(args.path),
-      };
-    });
-  },
-};
-
-/** The folder of the package a resolved file belongs to (the last `node_modules/<name>` or `<@scope>/<name>`). */
-function packageDirOf(file) {
-  const parts = file.split(path.sep);
-  const at = parts.lastIndexOf('node_modules');
-  if (at < 0) return undefined;
-  return parts.slice(0, at + (parts[at + 1]?.startsWith('@') ? 3 : 2)).join(path.sep);
-}
-
-/**
- * esbuild plugin: npm packages stay imports; our workspaces (@cardlens/*, symlinked into node_modules) are inlined.
- * An import stays bare when it resolves to the same package from the image root; where a workspace has its own
- * version (services/gateway/node_modules/lru-cache while the root has another), it becomes a relative import
- * of that file, which the image carries at the same repository path.
- */
-const externalPackagesPlugin = {
-  name: 'cardlens-external-packages',
-  setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (args.pluginData?.inner || args.path.startsWith('@cardlens/') || args.path.startsWith('node:')) return undefined;
-      const from = await pluginBuild.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: { inner: true } });
-      if (from.errors.length > 0 || !from.path || from.external) return { path: args.path, external: true };
-      const fromRoot = await pluginBuild.resolve(args.path, { kind: args.kind, resolveDir: ROOT, pluginData: { inner: true } });
-      if (fromRoot.errors.length === 0 && packageDirOf(fromRoot.path) === packageDirOf(from.path)) return { path: args.path, external: true };
-      return { path: `../${posix(path.relative(ROOT, from.path))}`, external: true };
-    });
-  },
-};
 
 function sizeOf(target) {
   if (!existsSync(target)) return { bytes: 0, files: 0 };
@@ -164,25 +107,7 @@ async function stage(name, outRoot) {
   mkdirSync(out, { recursive: true });
 
   const entryPoints = { ...image.entries, ...(name === 'migrate' ? {} : { register: REGISTER_ENTRY }) };
-  const result = await build({
-    absWorkingDir: ROOT,
-    entryPoints: Object.fromEntries(Object.entries(entryPoints).map(([k, v]) => [k, path.join(ROOT, v)])),
-    outdir: buildDist,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node24',
-    sourcemap: 'linked',
-    legalComments: 'linked',
-    chunkNames: 'chunk-[hash]', // beside the entries: every module's URL is rewritten relative to dist/
-    tsconfig: path.join(ROOT, 'tsconfig.base.json'),
-    define: { CARDLENS_COMPILED: 'true' },
-    plugins: [externalPackagesPlugin, moduleUrlPlugin],
-    logLevel: 'warning',
-    metafile: true,
-  });
+  const result = await bundleEntries({ entryPoints, outdir: buildDist });
 
   // The bundles' imports of node_modules, followed by the tracer to every file they load.
   const bundles = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.mjs')).map((f) => path.resolve(ROOT, f));

@@ -7,6 +7,7 @@ import {
   DLQ_HEADERS,
   MESSAGE_ID_HEADER,
   type BusMessage,
+  type ReceivedMessage,
   type Headers,
   type MessageHandler,
   type OutgoingMessage,
@@ -115,7 +116,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * message is redelivered later.
  */
 export async function deliverWithRetry(
-  message: Omit<BusMessage, 'attempt'>,
+  message: ReceivedMessage,
   groupId: string,
   handler: MessageHandler,
   policy: RetryPolicy,
@@ -125,9 +126,11 @@ export async function deliverWithRetry(
   for (let attempt = 1; ; attempt++) {
     if (signal.aborted) throw new DeliveryAborted();
     try {
-      await handleTraced({ ...message, attempt }, groupId, handler);
+      await handleTraced({ ...message, attempt, signal, heartbeat }, groupId, handler);
       return undefined;
     } catch (err) {
+      // A handler that gave up because the consumer is stopping has not failed: its message is delivered again.
+      if (signal.aborted) throw new DeliveryAborted();
       if (attempt >= policy.attempts) return err ?? new Error('handler failed');
       // Kafka: tell the group coordinator we are alive, or it reassigns the partition mid-retry.
       await heartbeat();
@@ -143,7 +146,7 @@ export function shortError(err: unknown): string {
   return (text.split('\n')[0] ?? '').slice(0, 200);
 }
 
-export function deadLetterHeaders(message: Omit<BusMessage, 'attempt'>, groupId: string, err: unknown, attempts: number): Headers {
+export function deadLetterHeaders(message: ReceivedMessage, groupId: string, err: unknown, attempts: number): Headers {
   return {
     ...message.headers,
     [DLQ_HEADERS.error]: shortError(err),

@@ -46,6 +46,8 @@ interface Consumer {
   abort: AbortController;
   /** The worker draining each partition, if one is running. */
   workers: (Promise<void> | undefined)[];
+  /** Wakes a partition's running worker that waits on its deliveries, when a message lands beside them. */
+  nudges: ((() => void) | undefined)[];
 }
 
 interface Topic {
@@ -127,7 +129,7 @@ export class InProcessBus implements Bus {
       topic.groups.set(options.groupId, group);
     }
     if (group.consumer) throw new Error(`group ${options.groupId} already consumes ${options.topic} in this process`);
-    const consumer: Consumer = { options, policy, abort: new AbortController(), workers: [] };
+    const consumer: Consumer = { options, policy, abort: new AbortController(), workers: [], nudges: [] };
     group.consumer = consumer;
     this.wake(topic);
     const g = group;
@@ -153,7 +155,8 @@ export class InProcessBus implements Bus {
       const consumer = group.consumer;
       if (!consumer || consumer.abort.signal.aborted) continue;
       topic.partitions.forEach((partition, p) => {
-        if (consumer.workers[p] || group.cursors[p]! >= partition.base + partition.entries.length) return;
+        if (group.cursors[p]! >= partition.base + partition.entries.length) return;
+        if (consumer.workers[p]) return consumer.nudges[p]?.();
         // setImmediate: delivery is never inline in publish(), as with a real broker.
         consumer.workers[p] = new Promise<void>((resolve) => setImmediate(resolve))
           .then(() => this.drain(topic, group, consumer, p))
@@ -166,15 +169,48 @@ export class InProcessBus implements Bus {
     }
   }
 
+  /**
+   * Delivers a partition's messages from the group's cursor: up to `keyConcurrency` at once (one at a time by
+   * default), never two of one key at once, so per-key order holds. The cursor moves past a message only once it
+   * and every earlier one are done, so a stop mid-way redelivers from the first unfinished one (at-least-once).
+   */
   private async drain(topic: Topic, group: Group, consumer: Consumer, p: number): Promise<void> {
     const partition = topic.partitions[p]!;
+    const limit = Math.max(1, Math.floor(consumer.options.keyConcurrency ?? 1));
+    const signal = consumer.abort.signal;
+    const running = new Map<number, { key: string; done: Promise<number> }>();
+    const finished = new Set<number>();
+    let next = group.cursors[p]!;
+    for (;;) {
+      while (!signal.aborted && running.size < limit) {
+        const entry = partition.entries[next - partition.base];
+        // A message whose key is in flight waits for it (and holds back the ones behind it, as Kafka's lanes do).
+        if (!entry || [...running.values()].some((r) => r.key === entry.key)) break;
+        const offset = next++;
+        const done = this.deliverEntry(consumer, entry).then((delivered) => {
+          if (delivered) finished.add(offset);
+          return offset;
+        });
+        running.set(offset, { key: entry.key, done });
+      }
+      if (running.size === 0) return;
+      // Woken by a delivery ending or by a publish to this partition (which may be launched beside the running ones).
+      const nudged = new Promise<undefined>((resolve) => (consumer.nudges[p] = () => resolve(undefined)));
+      const ended = await Promise.race([...[...running.values()].map((r) => r.done), nudged]);
+      consumer.nudges[p] = undefined;
+      if (ended !== undefined) running.delete(ended);
+      while (finished.delete(group.cursors[p]!)) group.cursors[p]! += 1;
+      // An aborted delivery stays unfinished: nothing after it is launched, and the cursor stays before it.
+      if (signal.aborted && running.size === 0) return;
+    }
+  }
+
+  /** One message, with retries then the DLQ; true once done (the cursor may pass it), false when stopping. */
+  private async deliverEntry(consumer: Consumer, entry: PreparedMessage): Promise<boolean> {
     const { topic: name, groupId, handler } = consumer.options;
     const signal = consumer.abort.signal;
+    const message = { id: entry.id, topic: name, key: entry.key, value: Buffer.from(entry.value), headers: { ...entry.headers } };
     while (!signal.aborted) {
-      const offset = group.cursors[p]!;
-      const entry = partition.entries[offset - partition.base];
-      if (!entry) return;
-      const message = { id: entry.id, topic: name, key: entry.key, value: Buffer.from(entry.value), headers: { ...entry.headers } };
       try {
         const failure = await deliverWithRetry(message, groupId, handler, consumer.policy, signal);
         if (failure !== undefined) {
@@ -182,14 +218,14 @@ export class InProcessBus implements Bus {
           await this.publish(deadLetterTopic(name), [{ id: entry.id, key: entry.key, value: entry.value, headers }]);
           this.logger.warn({ topic: name, groupId, messageId: entry.id }, 'message dead-lettered');
         }
+        return true;
       } catch (err) {
-        // Cursor not advanced: the message is delivered again, after a pause or when the group resumes.
-        if (err instanceof DeliveryAborted) return;
+        // Not done: the message is delivered again, after a pause or when the group resumes.
+        if (err instanceof DeliveryAborted) return false;
         this.logger.error({ topic: name, groupId, err }, 'in-process delivery failed');
         await sleep(1000, signal);
-        continue;
       }
-      group.cursors[p] = offset + 1;
     }
+    return false;
   }
 }

@@ -32,7 +32,17 @@ export interface BusMessage {
   headers: Headers;
   /** 1 on first delivery to this handler, then 2, 3... while retrying. */
   attempt: number;
+  /**
+   * Aborted when the consumer stops: a handler that waits (for a turn on a shared resource) gives up and throws,
+   * and the message stays uncommitted, to be delivered again.
+   */
+  signal: AbortSignal;
+  /** For a handler that may wait long: tells Kafka's group coordinator the consumer is alive (in process: nothing). */
+  heartbeat: () => Promise<void>;
 }
+
+/** A message as the bus holds it, before a delivery gives it an attempt number, a stop signal and a heartbeat. */
+export type ReceivedMessage = Omit<BusMessage, 'attempt' | 'signal' | 'heartbeat'>;
 
 export type MessageHandler = (message: BusMessage) => Promise<void>;
 
@@ -57,9 +67,11 @@ export interface SubscribeOptions {
   /**
    * How many different keys of one partition may be handled at once (default 1: one message at a time per
    * partition). Messages of one key stay in publish order either way. For handlers whose messages of different
-   * keys are independent and short (billing's payment confirmations, keyed by agent), so a burst is not held to
-   * one database round trip after another; not for work that must stay one-at-a-time (scan jobs). Kafka only;
-   * the in-process bus drains each partition one message at a time.
+   * keys are independent (billing's payment confirmations, keyed by agent, so a burst is not held to one database
+   * round trip after another; scan jobs, keyed by scan, so every waiting scan reaches the worker's first-come
+   * queue instead of waiting behind its partition's earlier ones). Kafka runs a fetched batch's keys side by side
+   * and commits when the batch is done; the in-process bus keeps up to this many messages of a partition in
+   * flight and moves its cursor past a message once every earlier one is done.
    */
   keyConcurrency?: number;
   /**

@@ -195,4 +195,91 @@ describe('InProcessBus', () => {
     expect(finished).toBe(true);
     await expect(bus.publish('jobs', [{ key: 'k', value: bytes('x') }])).rejects.toThrow(/stopped/);
   });
+
+  describe('with keyConcurrency', () => {
+    async function onePartitionBus(): Promise<InProcessBus> {
+      bus = new InProcessBus({ topics: ['jobs'], partitions: 1 });
+      await bus.start();
+      return bus;
+    }
+
+    it("runs one partition's messages of different keys side by side, including one published while others run", async () => {
+      await onePartitionBus();
+      const running = new Set<string>();
+      let most = 0;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      await bus.subscribe({
+        topic: 'jobs',
+        groupId: 'g',
+        keyConcurrency: 3,
+        handler: async ({ key }) => {
+          running.add(key);
+          most = Math.max(most, running.size);
+          await released;
+          running.delete(key);
+        },
+      });
+      await bus.publish('jobs', [{ key: 'a', value: bytes('1') }, { key: 'b', value: bytes('2') }]);
+      await waitFor(() => running.size === 2);
+      await bus.publish('jobs', [{ key: 'c', value: bytes('3') }, { key: 'd', value: bytes('4') }]);
+      await waitFor(() => running.size === 3);
+      await delay(20);
+      expect([...running].sort()).toEqual(['a', 'b', 'c']); // the limit holds: d waits for a free place
+      release();
+      await waitFor(() => running.size === 0 && most === 3);
+    });
+
+    it('keeps one key in publish order', async () => {
+      await onePartitionBus();
+      const seen: string[] = [];
+      await bus.subscribe({
+        topic: 'jobs',
+        groupId: 'g',
+        keyConcurrency: 4,
+        handler: async ({ key, value }) => {
+          await delay(key === 'a' ? 5 : 1);
+          seen.push(`${key}${text(value)}`);
+        },
+      });
+      await bus.publish('jobs', ['1', '2', '3'].flatMap((n) => [{ key: 'a', value: bytes(n) }, { key: 'b', value: bytes(n) }]));
+      await waitFor(() => seen.length === 6);
+      expect(seen.filter((s) => s.startsWith('a'))).toEqual(['a1', 'a2', 'a3']);
+      expect(seen.filter((s) => s.startsWith('b'))).toEqual(['b1', 'b2', 'b3']);
+    });
+
+    it('on stop, redelivers from the first unfinished message: later ones that finished come again, none is lost', async () => {
+      await onePartitionBus();
+      const firstRun: string[] = [];
+      const sub = await bus.subscribe({
+        topic: 'jobs',
+        groupId: 'g',
+        keyConcurrency: 3,
+        handler: async ({ id, signal }) => {
+          if (id === 'm1') {
+            // A handler waiting for a turn gives up when its consumer stops.
+            await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopping'))));
+          }
+          firstRun.push(id);
+        },
+      });
+      await bus.publish('jobs', [
+        { key: 'a', value: bytes('1'), id: 'm1' },
+        { key: 'b', value: bytes('2'), id: 'm2' },
+        { key: 'c', value: bytes('3'), id: 'm3' },
+      ]);
+      await waitFor(() => firstRun.length === 2);
+      await sub.stop();
+      expect(firstRun.sort()).toEqual(['m2', 'm3']);
+      const again: string[] = [];
+      await bus.subscribe({ topic: 'jobs', groupId: 'g', handler: async ({ id }) => void again.push(id) });
+      await waitFor(() => again.length === 3);
+      expect(again).toEqual(['m1', 'm2', 'm3']);
+      // Nothing went to the dead-letter topic: giving up on stop is not a failure.
+      const dead: string[] = [];
+      await bus.subscribe({ topic: 'jobs.dlq', groupId: 'dlq', handler: async ({ id }) => void dead.push(id) });
+      await delay(30);
+      expect(dead).toEqual([]);
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, it, expect } from '@jest/globals';
-import { AppError, errorTable, errorCodes, problemFor, problemFromError } from './index';
+import { AppError, errorTable, errorCodes, isTransientDependencyFailure, problemFor, problemFromError, toClientError } from './index';
 
 describe('error table', () => {
   it('has every code the spec names with its HTTP status', () => {
@@ -48,5 +48,38 @@ describe('problem rendering', () => {
     expect(p.code).toBe('internal_error');
     expect(p.status).toBe(500);
     expect(JSON.stringify(p)).not.toMatch(/relation|ledger|app\.ts/);
+  });
+});
+
+describe('retry hints', () => {
+  it("gives the spec's retryable 500s and the transient 503s a Retry-After; a thrower's own figure wins", () => {
+    expect(new AppError('pricing_unavailable').retryAfterSeconds).toBe(5);
+    expect(new AppError('enqueue_failed').retryAfterSeconds).toBe(5);
+    expect(new AppError('service_unavailable').retryAfterSeconds).toBe(5);
+    expect(new AppError('billing_unavailable').retryAfterSeconds).toBe(5);
+    expect(new AppError('grader_busy').retryAfterSeconds).toBe(2);
+    expect(new AppError('service_unavailable', 'starting', { retryAfterSeconds: 1 }).retryAfterSeconds).toBe(1);
+    expect(new AppError('internal_error').retryAfterSeconds).toBeUndefined();
+    expect(new AppError('invalid_pack').retryAfterSeconds).toBeUndefined();
+  });
+
+  it('tells a dropped or restarting dependency from a bug, through cause chains', () => {
+    const pgShutdown = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    expect(isTransientDependencyFailure(new Error('query failed', { cause: pgShutdown }))).toBe(true);
+    expect(isTransientDependencyFailure(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(isTransientDependencyFailure(Object.assign(new Error("Can't reach database server"), { code: 'P1001' }))).toBe(true);
+    expect(isTransientDependencyFailure(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isTransientDependencyFailure(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
+    expect(isTransientDependencyFailure(new TypeError("Cannot read properties of undefined (reading 'id')"))).toBe(false);
+    expect(isTransientDependencyFailure(undefined)).toBe(false);
+  });
+
+  it('renders a dropped connection as 503 service_unavailable and a bug as a generic 500, neither leaking the cause', () => {
+    const dropped = toClientError(new Error('Invalid prisma.scan.update() invocation', { cause: Object.assign(new Error('Connection terminated'), { code: '08006' }) }));
+    expect(dropped).toMatchObject({ code: 'service_unavailable', retryAfterSeconds: 5 });
+    const problem = problemFromError('http://x', new Error('Invalid prisma.scan.update() invocation', { cause: { code: '08006' } }));
+    expect(problem).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(JSON.stringify(problem)).not.toMatch(/prisma|08006/);
+    expect(problemFromError('http://x', new Error('relation "x" does not exist'))).toMatchObject({ status: 500, code: 'internal_error', detail: 'An unexpected error occurred. It is safe to retry.' });
   });
 });

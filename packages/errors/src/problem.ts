@@ -1,5 +1,5 @@
 import { errorTable, type ErrorCode } from './table';
-import { AppError, type ProblemExtras } from './app-error';
+import { AppError, toClientError, type ProblemExtras } from './app-error';
 
 /** RFC 9457 problem details as this API renders them; all five standard members are always present. */
 export interface Problem {
@@ -32,8 +32,12 @@ export function problemFor(baseUrl: string, code: ErrorCode, detail?: string, ex
   };
 }
 
-/** Renders any thrown value. Unknown failures become a generic 500 that reveals nothing internal. */
+/**
+ * Renders any thrown value. A dependency dropping its connection becomes 503 service_unavailable (toClientError);
+ * other unknown failures a generic 500 that reveals nothing internal.
+ */
 export function problemFromError(baseUrl: string, error: unknown): Problem {
-  if (error instanceof AppError) return problemFor(baseUrl, error.code, error.detail, error.extras);
-  return problemFor(baseUrl, 'internal_error', GENERIC_INTERNAL_DETAIL);
+  const known = toClientError(error);
+  if (known.code === 'internal_error' && !(error instanceof AppError)) return problemFor(baseUrl, 'internal_error', GENERIC_INTERNAL_DETAIL);
+  return problemFor(baseUrl, known.code, known.detail, known.extras);
 }

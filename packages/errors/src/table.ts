@@ -54,18 +54,19 @@ export const errorTable = {
   // 429
   rate_limited: { httpStatus: 429, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Rate limit exceeded' },
   grade_in_flight: { httpStatus: 429, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'A grade is already in flight' },
-  // 5xx
+  // 5xx. A code with retryAfterSeconds is transient: a retry after that long can succeed, and every answer with it
+  // carries Retry-After (a thrower may give a better figure).
   internal_error: { httpStatus: 500, grpcStatus: GrpcStatus.INTERNAL, title: 'Internal server error' },
-  pricing_unavailable: { httpStatus: 500, grpcStatus: GrpcStatus.INTERNAL, title: 'Pricing unavailable' },
-  enqueue_failed: { httpStatus: 500, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Scan could not be queued' },
+  pricing_unavailable: { httpStatus: 500, grpcStatus: GrpcStatus.INTERNAL, title: 'Pricing unavailable', retryAfterSeconds: 5 },
+  enqueue_failed: { httpStatus: 500, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Scan could not be queued', retryAfterSeconds: 5 },
   spt_not_enabled: { httpStatus: 501, grpcStatus: GrpcStatus.UNIMPLEMENTED, title: 'Shared payment token rail not enabled' },
   stripe_error: { httpStatus: 502, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Payment provider error' },
   spt_stripe_error: { httpStatus: 502, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Payment provider error' },
-  billing_unavailable: { httpStatus: 503, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Billing unavailable' },
-  grader_unavailable: { httpStatus: 503, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Grader unavailable' },
-  grader_busy: { httpStatus: 503, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Grader busy' },
-  service_unavailable: { httpStatus: 503, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Service unavailable' },
-} as const satisfies Record<string, { httpStatus: number; grpcStatus: GrpcStatus; title: string }>;
+  billing_unavailable: { httpStatus: 503, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Billing unavailable', retryAfterSeconds: 5 },
+  grader_unavailable: { httpStatus: 503, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Grader unavailable', retryAfterSeconds: 5 },
+  grader_busy: { httpStatus: 503, grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, title: 'Grader busy', retryAfterSeconds: 2 },
+  service_unavailable: { httpStatus: 503, grpcStatus: GrpcStatus.UNAVAILABLE, title: 'Service unavailable', retryAfterSeconds: 5 },
+} as const satisfies Record<string, { httpStatus: number; grpcStatus: GrpcStatus; title: string; retryAfterSeconds?: number }>;
 
 export type ErrorCode = keyof typeof errorTable;
 export type ErrorEntry = (typeof errorTable)[ErrorCode];
@@ -74,6 +75,12 @@ export const errorCodes = Object.keys(errorTable) as ErrorCode[];
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(errorTable, value);
+}
+
+/** The Retry-After a transient code's answers carry unless the thrower knows better; undefined for the others. */
+export function defaultRetryAfterSeconds(code: ErrorCode): number | undefined {
+  const entry = errorTable[code];
+  return 'retryAfterSeconds' in entry ? entry.retryAfterSeconds : undefined;
 }
 
 export function lookupError(code: ErrorCode): ErrorEntry {

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import { AppError } from '@cardlens/errors';
+import { AppError, toClientError } from '@cardlens/errors';
 import { createLogger, histogram, type Logger } from '@cardlens/telemetry';
 import { appErrorToStatus } from './error-metadata';
 
@@ -142,7 +142,8 @@ export async function startGrpcServer({ port, host = '127.0.0.1', services, logg
  * Adapts `async (request, call) => response` to a grpc-js unary handler. A thrown AppError becomes the
  * status from the error table plus cl-error-* metadata (see error-metadata.ts) that callUnary() turns back
  * into the same AppError. Anything else is logged with its stack (and trace_id) and reaches the caller as
- * INTERNAL / internal_error with a generic detail: no internals leak.
+ * INTERNAL / internal_error with a generic detail (no internals leak), or, when a dependency dropped its
+ * connection or is restarting (a lost database connection), as service_unavailable with Retry-After.
  */
 export function unaryHandler<Req, Res>(
   fn: (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res> | Res,
@@ -158,8 +159,7 @@ export function unaryHandler<Req, Res>(
           if (!(error instanceof AppError)) {
             logger.error({ err: error, rpc: call.getPath() }, 'unhandled error in gRPC handler');
           }
-          const appError = error instanceof AppError ? error : new AppError('internal_error');
-          callback(appErrorToStatus(appError));
+          callback(appErrorToStatus(toClientError(error)));
         },
       );
   };

@@ -16,7 +16,7 @@ import {
 export interface EchoRequest {
   text: string;
   delayMs?: number;
-  fail?: 'app' | 'app-unicode' | 'crash' | 'forward';
+  fail?: 'app' | 'app-unicode' | 'crash' | 'db-dropped' | 'forward';
   forwardTo?: string;
 }
 export interface EchoResponse {

@@ -25,6 +25,9 @@ const implementation: EchoServiceServer = {
         throw new AppError('invalid_pack', UNICODE_DETAIL);
       case 'crash':
         throw new Error(INTERNALS);
+      case 'db-dropped':
+        // What Prisma's pg adapter throws when the server ends the connection (an admin shutdown, a failover).
+        throw new Error('Invalid prisma.scan.findUnique() invocation', { cause: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }) });
       case 'forward': {
         // A second hop: the AppError thrown downstream is rethrown unchanged by this handler.
         const downstream = createClient(EchoServiceClient, request.forwardTo ?? '');
@@ -119,6 +122,14 @@ describe('grpc-kit round trip on 127.0.0.1:0', () => {
 
     const logged = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r.level === 'error');
     expect(logged).toMatchObject({ service: 'grpc-kit-test', rpc: '/test.v1.EchoService/Echo', err: { message: INTERNALS } });
+  });
+
+  it('turns a dropped database connection into service_unavailable with Retry-After, without leaking it', async () => {
+    const error = await rejection(callUnary(client, 'echo', { text: '', fail: 'db-dropped' }, { deadlineMs: 2_000 }));
+    expect(error.code).toBe('service_unavailable');
+    expect(error.retryAfterSeconds).toBe(5);
+    expect(error.detail).toMatch(/briefly unavailable/);
+    expect(JSON.stringify({ detail: error.detail, message: error.message })).not.toMatch(/prisma|administrator|57P01/);
   });
 
   it('maps an exceeded deadline to service_unavailable', async () => {

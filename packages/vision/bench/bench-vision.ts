@@ -8,7 +8,15 @@
  * Generation time is excluded; msPerPair is the engine only (both sides, calibration, grading; no OCR, no overlay).
  * detectionFailureRate: pairs where a side's card was not found within 2 % of its diagonal (in either the printed
  * or the 180-degree turned corner order); orientationErrorRate: sides found exactly but read upside down.
+ * cpuMsPerPairP50: the same engine-only call's process CPU time (all threads: sharp's, the OCR worker's, GC).
+ *
+ * BENCH_VARIANT=scan-call measures the scan's WHOLE inference call instead (what the inference service's engine
+ * child does for a scan: analyzeCard with evidence (OCR on its worker) and overlay): BENCH_N pairs (default 8,
+ * BENCH_MEGAPIXELS default 12), each run BENCH_REPEAT times (default 5) after one warm run; prints the medians of
+ * process CPU (cpuMsPerScanCall, all threads) and wall time (wallMsPerScanCall) per call, the main thread's CPU
+ * (mainThreadCpuMsPerScanCall), the engine's per-stage wall timings (medians), and the configuration.
  */
+import { availableParallelism, cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { generateSample, EVAL_SEED_START, type SampleLabel } from '@cardlens/card-synth';
 import { AppError } from '@cardlens/errors';
@@ -28,6 +36,7 @@ interface Row {
   /** Sides where a slab label was found (none should be: no generated card is in a slab). */
   slabSides: number;
   ms: number;
+  cpuMs: number;
   megapixels: number;
   centeringErrors: number[];
   subErrors: Record<(typeof SUB)[number], number>;
@@ -77,6 +86,71 @@ function summarise(rows: Row[]) {
   };
 }
 
+const cpuMsSince = (u: NodeJS.CpuUsage): number => {
+  const d = process.cpuUsage(u);
+  return (d.user + d.system) / 1000;
+};
+const threadCpu = (): NodeJS.CpuUsage | undefined => (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.();
+
+/** BENCH_VARIANT=scan-call: the scan's whole inference call (evidence + overlay), CPU and wall per call. */
+async function scanCall(): Promise<void> {
+  const n = Number(process.env.BENCH_N ?? 8);
+  const repeat = Number(process.env.BENCH_REPEAT ?? 5);
+  const megapixels = MEGAPIXELS ?? 12;
+  const engine = await createCardEngine();
+  await engine.warmUp();
+  const config = { variant: 'scan-call', cores: availableParallelism(), cpuModel: cpus()[0]?.model ?? '', node: process.version, backend: engine.backend, megapixels, pairs: n, repeat, options: { evidence: true, overlay: true } };
+  process.stderr.write(`bench:vision scan-call: ${JSON.stringify(config)}\n`);
+  const samples = [];
+  for (let i = 0; i < n; i++) samples.push(await generateSample(FIRST + i, { photo: { megapixels } }));
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  const main: number[] = [];
+  const perPair: { seed: number; cpuMs: number; wallMs: number }[] = [];
+  const stages: Record<string, number[]> = {};
+  for (const [i, sample] of samples.entries()) {
+    const input = { front: sample.frontJpeg, back: sample.backJpeg };
+    const call = () => engine.analyzeCard(input, { evidence: true, overlay: true }).catch((error: unknown) => {
+      if (!(error instanceof AppError)) throw error;
+      return undefined;
+    });
+    await call();
+    const pc: number[] = [];
+    const pw: number[] = [];
+    for (let r = 0; r < repeat; r++) {
+      const u = process.cpuUsage();
+      const tu = threadCpu();
+      const t = performance.now();
+      const analysis = await call();
+      const w = performance.now() - t;
+      const c = cpuMsSince(u);
+      const tu2 = threadCpu();
+      if (tu && tu2) main.push((tu2.user - tu.user + tu2.system - tu.system) / 1000);
+      cpu.push(c);
+      wall.push(w);
+      pc.push(c);
+      pw.push(w);
+      for (const [k, v] of Object.entries(analysis?.timingsMs ?? {})) (stages[k] ??= []).push(v);
+    }
+    perPair.push({ seed: FIRST + i, cpuMs: round(quantile(pc, 0.5), 1), wallMs: round(quantile(pw, 0.5), 1) });
+  }
+  await engine.close();
+  const result = {
+    ...config,
+    cpuMsPerScanCall: round(quantile(cpu, 0.5), 1),
+    cpuMsPerScanCallP90: round(quantile(cpu, 0.9), 1),
+    wallMsPerScanCall: round(quantile(wall, 0.5), 1),
+    wallMsPerScanCallP90: round(quantile(wall, 0.9), 1),
+    mainThreadCpuMsPerScanCall: main.length ? round(quantile(main, 0.5), 1) : null,
+    perPair,
+    stageWallMsP50: Object.fromEntries(Object.entries(stages).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, round(quantile(v, 0.5), 1)])),
+  };
+  process.stdout.write(`cpuMsPerScanCall p50 / p90   ${result.cpuMsPerScanCall} / ${result.cpuMsPerScanCallP90}\n`);
+  process.stdout.write(`wallMsPerScanCall p50 / p90  ${result.wallMsPerScanCall} / ${result.wallMsPerScanCallP90}\n`);
+  process.stdout.write(`mainThreadCpuMsPerScanCall   ${result.mainThreadCpuMsPerScanCall}\n`);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
 async function main(): Promise<void> {
   const engine = await createCardEngine();
   await engine.warmUp();
@@ -89,6 +163,7 @@ async function main(): Promise<void> {
     const sample = await generateSample(seed, MEGAPIXELS ? { photo: { megapixels: MEGAPIXELS } } : {});
     const { label } = sample;
     const megapixels = label.photo.front.megapixels;
+    const u = process.cpuUsage();
     const t = performance.now();
     let analysis: CardAnalysis | undefined;
     try {
@@ -97,8 +172,9 @@ async function main(): Promise<void> {
       if (!(error instanceof AppError)) throw error;
     }
     const ms = performance.now() - t;
+    const cpuMs = cpuMsSince(u);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    const row: Row = { seed, hard: label.tags.hard, detected: false, turnedSides: 0, slabSides: 0, ms, megapixels, centeringErrors: [], subErrors: { centering: 0, corners: 0, edges: 0, surface: 0 }, gradeError: 0 };
+    const row: Row = { seed, hard: label.tags.hard, detected: false, turnedSides: 0, slabSides: 0, ms, cpuMs, megapixels, centeringErrors: [], subErrors: { centering: 0, corners: 0, edges: 0, surface: 0 }, gradeError: 0 };
     const detections = analysis ? (['front', 'back'] as const).map((side) => sideDetection(label, analysis, side)) : ['failed', 'failed'];
     // No generated card is in a slab: every slab label found is a false one.
     for (const side of ['front', 'back'] as const) if (analysis?.sides[side]?.support.slab) row.slabSides++;
@@ -134,6 +210,11 @@ async function main(): Promise<void> {
     msPerPairP95: round(quantile(times, 0.95), 1),
     msPerPair12MpP50: round(quantile(twelve.map((r) => r.ms), 0.5), 1),
     msPerPair12MpP95: round(quantile(twelve.map((r) => r.ms), 0.95), 1),
+    cpuMsPerPairP50: round(quantile(rows.map((r) => r.cpuMs), 0.5), 1),
+    cpuMsPerPair12MpP50: round(quantile(twelve.map((r) => r.cpuMs), 0.5), 1),
+    variant: 'engine-only',
+    cores: availableParallelism(),
+    node: process.version,
     n12Mp: twelve.length,
     peakRssMb: Math.round(peakRss / 2 ** 20),
     backend: engine.backend,
@@ -152,8 +233,9 @@ async function main(): Promise<void> {
   line('overallWithin1', all.overallWithin1, hard.overallWithin1);
   line('msPerPair p50 / p95', `${result.msPerPairP50} / ${result.msPerPairP95}`, '');
   line('12 MP pairs p50 / p95', `${result.msPerPair12MpP50} / ${result.msPerPair12MpP95}`, `n=${twelve.length}`);
+  line('cpuMsPerPair p50 (12 MP)', `${result.cpuMsPerPairP50} (${result.cpuMsPerPair12MpP50})`, '');
   line('peakRssMb', result.peakRssMb, '');
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-await main();
+await (process.env.BENCH_VARIANT === 'scan-call' ? scanCall() : main());

@@ -86,6 +86,8 @@ export async function startEmbedded(options: {
   const scans = await startScansService({
     config: loadScansConfig({
       SCANS_GRPC_PORT: '0',
+      // The worker keeps the engine's processes busy, no more (the rest wait in its first-come turns).
+      SCAN_ANALYSES_IN_FLIGHT: String(inference.concurrency),
       ...env,
       SCANS_GRPC_HOST: loopback,
       BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}`,
@@ -96,7 +98,7 @@ export async function startEmbedded(options: {
     bus,
     logger: logger.child({ component: 'scans' }),
   });
-  // Commercial grading (POST /v1/grades): its in-flight lock lives in this process unless a Redis is handed in.
+  // Commercial grading (POST /v1/grades): its one-grade-in-flight leases live in the shared database.
   const grading = await startGradingService({
     config: loadGradingConfig({
       GRADING_GRPC_PORT: '0',
@@ -104,7 +106,6 @@ export async function startEmbedded(options: {
       GRADING_GRPC_HOST: loopback,
       BILLING_GRPC_ADDRESS: `${loopback}:${billing.grpcPort}`,
       INFERENCE_GRPC_ADDRESS: options.gradingInferenceAddress ?? `${loopback}:${inference.grpcPort}`,
-      REDIS_URL: options.redisUrl,
     }),
     database,
     logger: logger.child({ component: 'grading' }),
@@ -142,20 +143,30 @@ export async function startEmbedded(options: {
   };
 }
 
+/** Defined (true) by the compiled build (tools/build-start.mjs), where this module is part of dist/all-in-one.mjs. */
+declare const CARDLENS_COMPILED: boolean | undefined;
+// From source, a small .mjs entry registers tsx's loader on the thread first; compiled, the thread's bundle
+// beside this one (this module's URL there is its repository path).
+const INFERENCE_THREAD_ENTRY = new URL(
+  typeof CARDLENS_COMPILED !== 'undefined' && CARDLENS_COMPILED ? '../../../dist/inference-thread.mjs' : './inference-thread.mjs',
+  import.meta.url,
+);
+
 /**
  * Starts src/inference-thread.ts on a worker thread (through tsx's loader, also under jest) and
  * resolves once its gRPC server is up.
  */
-async function startInferenceThread(env: NodeJS.ProcessEnv, logLevel: string): Promise<{ grpcPort: number; stop(): Promise<void> }> {
-  const worker = new Worker(new URL('./inference-thread.mjs', import.meta.url), { workerData: { env, logLevel } });
-  const grpcPort = await new Promise<number>((resolve, reject) => {
+async function startInferenceThread(env: NodeJS.ProcessEnv, logLevel: string): Promise<{ grpcPort: number; concurrency: number; stop(): Promise<void> }> {
+  const worker = new Worker(INFERENCE_THREAD_ENTRY, { workerData: { env, logLevel } });
+  const { grpcPort, concurrency } = await new Promise<{ grpcPort: number; concurrency: number }>((resolve, reject) => {
     worker.once('error', reject);
     worker.once('exit', (code: number) => reject(new Error(`inference thread exited with code ${code} before it was ready`)));
-    worker.once('message', (message: { grpcPort: number }) => resolve(message.grpcPort));
+    worker.once('message', resolve);
   });
   worker.removeAllListeners('error').removeAllListeners('exit');
   return {
     grpcPort,
+    concurrency,
     stop: async () => {
       const stopped = new Promise<void>((resolve) => worker.once('message', () => resolve()));
       worker.postMessage('stop');

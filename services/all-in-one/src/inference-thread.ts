@@ -22,4 +22,4 @@ parentPort!.on('message', (message: unknown) => {
     (err: unknown) => parentPort!.postMessage({ stopped: true, error: String(err) }),
   );
 });
-parentPort!.postMessage({ grpcPort: service.grpcPort });
+parentPort!.postMessage({ grpcPort: service.grpcPort, concurrency: service.concurrency });

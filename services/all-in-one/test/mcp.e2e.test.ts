@@ -237,6 +237,30 @@ function mcpSuite(mode: StackMode) {
       expect(r.json.code).toBe('method_not_allowed');
     }
   });
+
+  it('a JSON-RPC batch spends one point of the per-key limit per call in it, and one over the limit is refused whole', async () => {
+    const open = await connect();
+    const key = String((await call(open, 'register_agent', { name: 'batch agent' })).structuredContent.apiKey);
+    const batch = (size: number, from = 1) =>
+      fetch(`${stack.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(Array.from({ length: size }, (_, i) => ({ jsonrpc: '2.0', id: from + i, method: 'tools/call', params: { name: 'check_credits', arguments: {} } }))),
+      });
+    // The per-key limit is 60 a minute; registration spent none of this key's.
+    const five = await batch(5);
+    expect(five.status).toBe(200);
+    expect(((await five.json()) as unknown[]).length).toBe(5);
+    expect(five.headers.get('ratelimit')).toMatch(/"per-key";r=55;/);
+    const tooMany = await batch(56, 100);
+    expect(tooMany.status).toBe(429);
+    expect(tooMany.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(Number(tooMany.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await tooMany.json()) as { code: string }).code).toBe('rate_limited');
+    // A refused batch still counts against the window, as a refused REST request does: the next call waits too.
+    const single = await batch(1, 500);
+    expect(single.status).toBe(429);
+  });
 }
 
 describe('MCP e2e (embedded)', () => mcpSuite('embedded'));

@@ -71,7 +71,13 @@ export interface Stack {
 export async function startStack(
   mode: StackMode,
   env: Record<string, string> = {},
-  options: { gradingInferenceAddress?: string; /** infra: another broker than the shared one (a test's private Kafka). */ kafkaBrokers?: string[] } = {},
+  options: {
+    gradingInferenceAddress?: string;
+    /** infra: another broker than the shared one (a test's private Kafka). */
+    kafkaBrokers?: string[];
+    /** infra: another Redis than the shared one (an unreachable one, for an outage). */
+    redisUrl?: string;
+  } = {},
 ): Promise<Stack> {
   let testDb: TestDatabase | undefined;
   let database: Database;
@@ -98,9 +104,9 @@ export async function startStack(
       database,
       // A few hundred catalog cards, every one with sample sales (the full catalog takes ~25 s to load), and the
       // real prices of those of them TCGplayer prices.
-      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', BLOB_DIR: blobDir, CATALOG_DIR: TEST_CATALOG_DIR, PRICES_DIR: TEST_PRICES_DIR, SAMPLE_SALES_SHARE: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix, GRADE_LOCK_KEY_PREFIX: redisPrefix } : {}), ...env },
+      env: { GATEWAY_PORT: '0', TRUST_PROXY_HOPS: '1', BLOB_DIR: blobDir, CATALOG_DIR: TEST_CATALOG_DIR, PRICES_DIR: TEST_PRICES_DIR, SAMPLE_SALES_SHARE: '1', ...(redisPrefix ? { RATE_LIMIT_KEY_PREFIX: redisPrefix } : {}), ...env },
       logger,
-      ...(mode === 'infra' ? { redisUrl: infraUrls().redisUrl } : {}),
+      ...(mode === 'infra' ? { redisUrl: options.redisUrl ?? infraUrls().redisUrl } : {}),
       ...(bus ? { bus } : {}),
       ...(options.gradingInferenceAddress ? { gradingInferenceAddress: options.gradingInferenceAddress } : {}),
     });

@@ -10,10 +10,6 @@ export const gradingConfigSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_SIZE: env.positiveInt(10),
   MIGRATE_ON_START: env.bool(true),
-  /** Redis for the one-grade-in-flight lock across replicas; absent = an in-process lock (embedded mode, one replica). */
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
-  /** Prefix of the lock keys in Redis (lets tests and several deployments share one Redis). */
-  GRADE_LOCK_KEY_PREFIX: z.string().default('cl:grading'),
   /** Deadline of the billing calls (reserve, commit, refund). */
   GRPC_DEADLINE_MS: env.positiveInt(5000),
   /**

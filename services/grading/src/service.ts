@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { migrate, openPrisma, serviceLayout, type Database, type DatabaseConfig } from '@cardlens/db';
 import { startGrpcServer } from '@cardlens/grpc-kit';
 import type { Logger } from '@cardlens/telemetry';
@@ -8,7 +7,7 @@ import type { GradingConfig } from './config';
 import { PrismaClient } from './db';
 import { createDownstream } from './downstream';
 import { gradingGrpcService } from './grpc/grading-grpc';
-import { MemoryInFlightLock, RedisInFlightLock, type InFlightLock } from './in-flight-lock';
+import { GradeLeases } from './grade-leases';
 import { PhotoSpool } from './photo-spool';
 import { settleGrades } from './use-cases/settle-grades';
 
@@ -27,7 +26,7 @@ const SWEEP_INTERVAL_MS = 60_000;
 const ABANDONED_AFTER_BUDGET_MS = 30_000;
 
 /**
- * Wires the grading service: database (migrated), the in-flight lock (Redis, or process memory when embedded),
+ * Wires the grading service: database (migrated), the one-grade-in-flight leases (in that database),
  * the temporary photo area and its sweeper, gRPC clients of billing and inference, the settler, the gRPC server.
  */
 export async function startGradingService(options: { config: GradingConfig; database: DatabaseConfig | Database; logger: Logger }): Promise<RunningGrading> {
@@ -37,13 +36,7 @@ export async function startGradingService(options: { config: GradingConfig; data
     logger.info({ applied: result.applied }, 'grading migrations applied');
   }
   const { prisma, close } = await openPrisma(PrismaClient, database);
-  const lock: InFlightLock = config.REDIS_URL
-    ? new RedisInFlightLock(new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }), config.GRADE_LOCK_KEY_PREFIX)
-    : new MemoryInFlightLock();
-  if (lock instanceof RedisInFlightLock) await waitForRedis(lock, logger);
-  // Fencing tokens keep growing across restarts (memory) and a flushed Redis: start above every recorded one.
-  const newest = await prisma.agentFence.aggregate({ _max: { token: true } });
-  await lock.raiseTokensAbove(newest._max.token ?? 0n);
+  const lock = new GradeLeases(prisma);
 
   const spool = new PhotoSpool(config.GRADING_TEMP_DIR, config.GRADING_TEMP_MAX_AGE_SECONDS * 1000, logger.child({ component: 'photo-spool' }));
   await spool.open(SWEEP_INTERVAL_MS);
@@ -74,23 +67,8 @@ export async function startGradingService(options: { config: GradingConfig; data
       await server.shutdown();
       await settling;
       spool.close();
-      await lock.close();
       downstream.close();
       await close();
     },
   };
-}
-
-/** ioredis connects in the background; the first lock call must not race it. */
-async function waitForRedis(lock: RedisInFlightLock, logger: Logger): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await lock.raiseTokensAbove(0n);
-      return;
-    } catch (error) {
-      if (attempt >= 50) throw error;
-      if (attempt === 0) logger.info('waiting for Redis');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }

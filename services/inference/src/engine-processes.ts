@@ -5,17 +5,24 @@ import type { Logger } from '@cardlens/telemetry';
 import type { AnalyzeOptions } from '@cardlens/vision';
 import type { AnalysisSummary, EngineReply, EngineRequest } from './engine-protocol';
 
-/** Defined (true) by the image build (tools/images/stage.mjs), where this module is part of dist/main.mjs. */
+/** Defined (true) by the compiled builds (tools/bundle.mjs: the images' dist/main.mjs, `npm start`'s dist/). */
 declare const CARDLENS_COMPILED: boolean | undefined;
 const COMPILED = typeof CARDLENS_COMPILED !== 'undefined' && CARDLENS_COMPILED;
-// From source, tsx runs the TypeScript entry, as it runs the service itself; an image runs its compiled twin,
-// dist/engine-process.mjs (this module's URL there is its repository path under the image root).
+// From source, tsx runs the TypeScript entry, as it runs the service itself; compiled, its twin beside the
+// bundle, dist/engine-process.mjs (this module's URL there is its repository path under the output's root).
 const ENGINE_ENTRY = fileURLToPath(new URL(COMPILED ? '../../../dist/engine-process.mjs' : './engine-process.ts', import.meta.url));
 const ENGINE_LOADER = COMPILED ? [] : ['--import', 'tsx'];
 
 export interface EngineProcessesOptions {
-  /** Engine processes, i.e. analyses at once. */
+  /** Engine processes at most, i.e. analyses at once. */
   size: number;
+  /**
+   * Processes started at once and always kept (default: all of them). The others start when an analysis has to
+   * wait for a process, and stop after `idleMs` without work, so an idle service holds one engine's memory.
+   */
+  warm?: number;
+  /** How long an extra process may stay idle before it stops (default 60 s). */
+  idleMs?: number;
   /** Wall-clock budget of one analysis: past it the process is killed and the analysis answers image_too_complex. */
   budgetMs: number;
   /** V8 heap limit of an engine process (MB): an image that needs more ends its process the same way. */
@@ -39,6 +46,8 @@ class EngineProcess {
   private nextId = 1;
   /** Set once it is killed or has exited: it takes no more work. */
   gone = false;
+  /** When it last finished an analysis (or became ready). */
+  idleSince = Date.now();
 
   constructor(options: EngineProcessesOptions, onExit: (process: EngineProcess) => void) {
     this.child = fork(ENGINE_ENTRY, [], {
@@ -98,6 +107,11 @@ class EngineProcess {
     return this.child.pid;
   }
 
+  /** Running an analysis now. */
+  get busy(): boolean {
+    return this.job !== undefined;
+  }
+
   kill(): void {
     this.gone = true;
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
@@ -129,18 +143,30 @@ export class EngineProcesses {
   backend = '';
   version = '';
 
+  private readonly warm: number;
+  private retireTimer: NodeJS.Timeout | undefined;
+
   private constructor(private readonly options: EngineProcessesOptions) {
     this.slots = new Array<EngineProcess | undefined>(options.size).fill(undefined);
+    this.warm = Math.min(options.size, Math.max(1, options.warm ?? options.size));
   }
 
-  /** Starts every process and waits until each has loaded and warmed up its engine. */
+  /** Starts the warm processes and waits until each has loaded and warmed up its engine. */
   static async start(options: EngineProcessesOptions): Promise<EngineProcesses> {
     const pool = new EngineProcesses(options);
     try {
-      const ready = await Promise.all(pool.slots.map((_, slot) => pool.spawn(slot)));
+      const ready = await Promise.all(pool.slots.slice(0, pool.warm).map((_, slot) => pool.spawn(slot)));
       pool.backend = ready[0]!.backend;
       pool.version = ready[0]!.version;
-      options.logger.info({ processes: options.size, backend: pool.backend, version: pool.version, warmUpMs: Math.round(ready[0]!.warmUpMs) }, 'engine processes ready');
+      if (pool.warm < options.size) {
+        const idleMs = options.idleMs ?? 60_000;
+        pool.retireTimer = setInterval(() => pool.retireIdle(idleMs), Math.max(100, Math.min(10_000, idleMs / 2)));
+        pool.retireTimer.unref();
+      }
+      options.logger.info(
+        { processes: pool.warm, maxProcesses: options.size, backend: pool.backend, version: pool.version, warmUpMs: Math.round(ready[0]!.warmUpMs) },
+        'engine processes ready',
+      );
       return pool;
     } catch (error) {
       await pool.close();
@@ -151,7 +177,7 @@ export class EngineProcesses {
   /** One analysis, within the configured budget or `budgetMs` when that is shorter (the caller's deadline). */
   async analyzeCard(input: { front: Uint8Array; back?: Uint8Array }, options: AnalyzeOptions, budgetMs = this.options.budgetMs): Promise<AnalysisSummary> {
     if (this.closed) throw new AppError('service_unavailable', 'The grader is shutting down.');
-    const process = this.free.pop() ?? (await new Promise<EngineProcess>((resolve) => this.waiters.push(resolve)));
+    const process = this.free.pop() ?? (await this.waitForProcess());
     try {
       return await process.run({ input, options }, Math.max(1, Math.min(budgetMs, this.options.budgetMs)));
     } finally {
@@ -166,7 +192,32 @@ export class EngineProcesses {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.retireTimer);
     for (const process of this.slots) process?.kill();
+  }
+
+  /** No process is free: one more starts if there is room (it serves whoever waits first once ready). */
+  private waitForProcess(): Promise<EngineProcess> {
+    const empty = this.slots.indexOf(undefined);
+    const starting = this.slots.filter((p) => p && !p.gone && !this.free.includes(p) && !p.busy).length;
+    if (empty >= 0 && starting <= this.waiters.length) {
+      this.spawn(empty).catch((err: unknown) => this.options.logger.error({ err, slot: empty }, 'engine process failed to start'));
+    }
+    return new Promise<EngineProcess>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Stops extra processes (beyond the warm ones) that have been free for `idleMs`. */
+  private retireIdle(idleMs: number): void {
+    const live = () => this.slots.filter((p) => p !== undefined).length;
+    for (const process of [...this.free]) {
+      if (live() <= this.warm || Date.now() - process.idleSince < idleMs) continue;
+      const slot = this.slots.indexOf(process);
+      // Emptied first, so its exit does not start a replacement.
+      this.slots[slot] = undefined;
+      this.free.splice(this.free.indexOf(process), 1);
+      process.kill();
+      this.options.logger.info({ slot, idleMs }, 'idle engine process stopped');
+    }
   }
 
   /** Starts the process of a slot; when one dies (killed past its budget, or crashed) its slot starts another. */
@@ -191,6 +242,7 @@ export class EngineProcesses {
   }
 
   private release(process: EngineProcess): void {
+    process.idleSince = Date.now();
     const waiter = this.waiters.shift();
     if (waiter) waiter(process);
     else this.free.push(process);

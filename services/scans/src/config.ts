@@ -40,6 +40,14 @@ const scansSettings = z.object({
   /** Deadline of the inference call (the whole photo analysis) and of the valuation calls. */
   INFERENCE_DEADLINE_MS: env.positiveInt(60000),
   VALUATION_DEADLINE_MS: env.positiveInt(15000),
+  /**
+   * Analyses a scan worker sends to the inference service at once: as many as the engine runs side by side for
+   * this worker (the embedded mode sets it to the inference service's INFERENCE_CONCURRENCY). Jobs beyond it
+   * wait in the worker: a fair share per account, then first come, first served (domain/engine-turns.ts).
+   */
+  SCAN_ANALYSES_IN_FLIGHT: env.positiveInt(2),
+  /** Scan jobs a worker takes from each bus partition at once, to wait for their turn in that order. */
+  SCAN_JOBS_PER_PARTITION: z.coerce.number().int().min(1).max(256).default(16),
   /** Deliveries of one scan job before it is marked failed (transient errors are retried with backoff). */
   SCAN_JOB_ATTEMPTS: env.positiveInt(4),
   /**

@@ -8,6 +8,7 @@ import { startGrpcServer } from '@cardlens/grpc-kit';
 import { scrapedGauge, type Logger } from '@cardlens/telemetry';
 import type { ScansConfig } from './config';
 import { PrismaClient } from './db';
+import { EngineTurns } from './domain/engine-turns';
 import { createDownstream } from './downstream';
 import { subscribeScanJobs } from './events/scan-jobs';
 import { scansGrpcService } from './grpc/scans-grpc';
@@ -55,12 +56,23 @@ async function openScans(options: StartOptions) {
   return { prisma, blobs, downstream, closeAll };
 }
 
-function startWorker(options: StartOptions, parts: { prisma: PrismaClient; blobs: BlobStore; downstream: ReturnType<typeof createDownstream> }): Promise<Subscription> {
-  return subscribeScanJobs(
+async function startWorker(options: StartOptions, parts: { prisma: PrismaClient; blobs: BlobStore; downstream: ReturnType<typeof createDownstream> }): Promise<Subscription> {
+  const turns = new EngineTurns(options.config.SCAN_ANALYSES_IN_FLIGHT);
+  const unregister = scrapedGauge('cardlens_scan_worker_jobs', "Scan jobs this worker holds: analysing on the engine, or waiting for a turn.", ['state'], (set) => {
+    set({ state: 'analysing' }, turns.stats.running);
+    set({ state: 'waiting' }, turns.stats.waiting);
+  });
+  const subscription = await subscribeScanJobs(
     options.bus,
-    { ...parts, logger: options.logger.child({ role: 'scan-worker' }), reportLinkTtlDays: options.config.REPORT_LINK_TTL_DAYS },
-    { attempts: options.config.SCAN_JOB_ATTEMPTS },
+    { ...parts, logger: options.logger.child({ role: 'scan-worker' }), reportLinkTtlDays: options.config.REPORT_LINK_TTL_DAYS, turns },
+    { attempts: options.config.SCAN_JOB_ATTEMPTS, jobsPerPartition: options.config.SCAN_JOBS_PER_PARTITION },
   );
+  return {
+    stop: async () => {
+      await subscription.stop();
+      unregister();
+    },
+  };
 }
 
 /**

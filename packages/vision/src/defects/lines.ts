@@ -348,18 +348,25 @@ export function findLines(lum: GrayImage, opts: LineOptions): LineSegment[] {
     if (seg) out.push(seg);
   }
   // Texture: parallel families. Count for each segment the others with the same orientation nearby.
-  for (const a of out) {
+  // (Centres, sines and cosines computed once per segment rather than once per pair: the same numbers.)
+  const cx = out.map((b) => (b.x0 + b.x1) / 2);
+  const cy = out.map((b) => (b.y0 + b.y1) / 2);
+  for (let i = 0; i < out.length; i++) {
+    const a = out[i]!;
     let n = 0;
-    const ca = [(a.x0 + a.x1) / 2, (a.y0 + a.y1) / 2];
-    for (const b of out) {
-      if (a === b || b.polarity !== a.polarity) continue;
+    const sin = Math.sin(a.angle);
+    const cos = Math.cos(a.angle);
+    for (let j = 0; j < out.length; j++) {
+      const b = out[j]!;
+      if (i === j || b.polarity !== a.polarity) continue;
       let dAng = Math.abs(a.angle - b.angle) % Math.PI;
       dAng = Math.min(dAng, Math.PI - dAng);
       if (dAng > 0.08) continue;
-      const cb = [(b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2];
+      const dx = cx[j]! - cx[i]!;
+      const dy = cy[j]! - cy[i]!;
       // perpendicular distance between the two lines
-      const perp = Math.abs(-(cb[0]! - ca[0]!) * Math.sin(a.angle) + (cb[1]! - ca[1]!) * Math.cos(a.angle));
-      const along = Math.abs((cb[0]! - ca[0]!) * Math.cos(a.angle) + (cb[1]! - ca[1]!) * Math.sin(a.angle));
+      const perp = Math.abs(-dx * sin + dy * cos);
+      const along = Math.abs(dx * cos + dy * sin);
       if (perp > 1.5 && perp < 4 * ppm && along < (a.lengthPx + b.lengthPx) / 2 + 2 * ppm) n++;
     }
     a.parallel = n;

@@ -204,6 +204,12 @@ function borderTiles(m: ChromaMap): TileRotation[] {
 }
 
 /** Small bright star-shaped spots: luma above the 5 x 5 neighbourhood's ring by a margin, few pixels each. */
+/** The ring of samples at distance R = 4 around a sparkle candidate, [dx, dy]. */
+const SPARKLE_RING: readonly (readonly [number, number])[] = [
+  [4, 0], [-4, 0], [0, 4], [0, -4], [4, 4], [-4, -4], [4, -4], [-4, 4],
+  [4, 2], [4, -2], [-4, 2], [-4, -2], [2, 4], [-2, 4], [2, -4], [-2, -4],
+];
+
 function sparkleDensity(img: RgbImage, r: RectMm): number {
   const sx = img.width / CARD_W_MM;
   const sy = img.height / CARD_H_MM;
@@ -213,32 +219,29 @@ function sparkleDensity(img: RgbImage, r: RectMm): number {
   const y1 = Math.round((r.y + r.h) * sy);
   const w = img.width;
   const d = img.data;
-  const lum = (x: number, y: number): number => {
-    const j = (y * w + x) * 3;
-    return (d[j]! + d[j + 1]! + d[j + 2]!) / 3;
-  };
-  let count = 0;
   const R = 4;
+  // The mean of R, G and B over the window (and R px around it), computed once: each pixel is read by up to 25 tests.
+  const ax = Math.max(0, x0);
+  const ay = Math.max(0, y0);
+  const bx = Math.min(w, x1);
+  const by = Math.min(img.height, y1);
+  const lw = Math.max(0, bx - ax);
+  const lum = new Float64Array(lw * Math.max(0, by - ay));
+  for (let y = ay; y < by; y++) {
+    for (let x = ax, j = (y * w + ax) * 3, k = (y - ay) * lw; x < bx; x++, j += 3, k++) lum[k] = (d[j]! + d[j + 1]! + d[j + 2]!) / 3;
+  }
+  const ring = SPARKLE_RING.map(([dx, dy]) => dy * lw + dx);
+  let count = 0;
   for (let y = y0 + R; y < y1 - R; y += 1) {
     for (let x = x0 + R; x < x1 - R; x += 1) {
-      const c = lum(x, y);
+      const k = (y - ay) * lw + (x - ax);
+      const c = lum[k]!;
       if (c < 150) continue;
       // Local maximum in 3 x 3.
-      let isMax = true;
-      for (let dy = -1; dy <= 1 && isMax; dy++) for (let dx = -1; dx <= 1; dx++) if ((dx || dy) && lum(x + dx, y + dy) > c) isMax = false;
-      if (!isMax) continue;
+      if (lum[k - lw - 1]! > c || lum[k - lw]! > c || lum[k - lw + 1]! > c || lum[k - 1]! > c || lum[k + 1]! > c || lum[k + lw - 1]! > c || lum[k + lw]! > c || lum[k + lw + 1]! > c) continue;
       // The ring at distance R must be clearly darker on most of its samples (a spot, not an edge or a line).
       let darker = 0;
-      let ringMax = 0;
-      const ring = [
-        [R, 0], [-R, 0], [0, R], [0, -R], [R, R], [-R, -R], [R, -R], [-R, R],
-        [R, 2], [R, -2], [-R, 2], [-R, -2], [2, R], [-2, R], [2, -R], [-2, -R],
-      ];
-      for (const [dx, dy] of ring) {
-        const v = lum(x + dx!, y + dy!);
-        if (c - v > 28) darker++;
-        if (v > ringMax) ringMax = v;
-      }
+      for (let q = 0; q < ring.length; q++) if (c - lum[k + ring[q]!]! > 28) darker++;
       if (darker >= 15) count++;
     }
   }

@@ -136,11 +136,15 @@ function transpose(src: Uint8Array, w: number, h: number): Uint8Array {
   return out;
 }
 
-/** Square k x k grey dilation (max) or erosion (min). */
-function filter2d(src: Uint8Array, w: number, h: number, k: number, max: boolean): Uint8Array {
-  const a = rowFilter(src, w, h, k, max);
-  const t = rowFilter(transpose(a, w, h), h, w, k, max);
-  return transpose(t, h, w);
+/**
+ * Grey closing (dilate, then erode: `dilateFirst`) or opening (erode, then dilate) by a k x k square. Each filter is
+ * a row pass and a column pass (on a transposed copy); filters of one kind along rows and along columns commute, so
+ * the two column passes run back to back on one transposed copy: two transposes instead of four, the same result.
+ */
+function openClose(src: Uint8Array, w: number, h: number, k: number, dilateFirst: boolean): Uint8Array {
+  const t = transpose(rowFilter(src, w, h, k, dilateFirst), w, h);
+  const cols = rowFilter(rowFilter(t, h, w, k, dilateFirst), h, w, k, !dilateFirst);
+  return rowFilter(transpose(cols, h, w), w, h, k, !dilateFirst);
 }
 
 /** Black and white top-hats of the luma of rows [y0, y1). */
@@ -148,8 +152,8 @@ export function textMaps(img: RgbImage, y0: number, y1: number, element = 15): T
   const w = img.width;
   const h = y1 - y0;
   const y = lumaRows(img, y0, y1);
-  const closing = filter2d(filter2d(y, w, h, element, true), w, h, element, false);
-  const opening = filter2d(filter2d(y, w, h, element, false), w, h, element, true);
+  const closing = openClose(y, w, h, element, true);
+  const opening = openClose(y, w, h, element, false);
   const dark = new Uint8Array(w * h);
   const light = new Uint8Array(w * h);
   for (let i = 0; i < y.length; i++) {

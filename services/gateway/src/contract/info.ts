@@ -30,7 +30,7 @@ e.g. \`per-key;limit=60;window=60s\`).
 ## Rate limits
 | Policy name | Limit | Applies to |
 |---|---|---|
-| \`per-key\` | 60 requests per minute per API key | every authenticated request, including authenticated \`POST /mcp\` |
+| \`per-key\` | 60 requests per minute per API key | every authenticated request, including authenticated \`POST /mcp\` (each JSON-RPC message of a batch counts) |
 | \`open-per-ip\` | 120 requests per minute per client IP | open GET endpoints (\`/v1/pricing\`, \`/v1/credits/packs\`, \`/v1/subscriptions/plans\`, \`/openapi.json\`) and \`POST /mcp\` without a key; the probes \`/healthz\` and \`/readyz\` are not limited |
 | \`registration-attempts-per-ip\` | 5 registration attempts per hour per client IP | \`POST /v1/agents\` and the MCP tools \`register_agent\` / \`start_grading_trial\` |
 | \`new-agents-per-ip\` | 3 new agents per 24 hours per client IP | successful registrations (same endpoints) |
@@ -41,6 +41,14 @@ limited (the payment provider retries on its own schedule).
 Every rate-limited response, a 429 included, also carries the IETF \`RateLimit-Policy\` and \`RateLimit\` headers
 (draft-ietf-httpapi-ratelimit-headers): for each limit checked, its quota and window, and the requests left and
 seconds until the window resets.
+
+## Retrying
+A failure a retry can get past says when: \`Retry-After\` (seconds) on 429, on the spec's retryable 500s
+(\`pricing_unavailable\`, \`enqueue_failed\`) and on the 503s (\`billing_unavailable\`, \`grader_unavailable\`,
+\`grader_busy\`, and \`service_unavailable\`, which is also the answer when a backing service restarts or its
+database connection drops). Retry those after the time given, with the same \`Idempotency-Key\` where the
+operation takes one; \`internal_error\` is safe to retry but carries no hint; 4xx answers other than 408 and 429
+need a changed request.
 
 ## HTTP conventions
 - \`POST /v1/scans\` answers 202 with \`Location\`, the scan's URL to poll; \`POST /v1/agents\` answers 201 with

@@ -241,7 +241,14 @@ lowered. The price is the same.
 
 If no card can be found in the back photo, the scan goes on from the front alone, as without a back image
 (grading lists the back aspects in \`notAssessed\`). If no card can be found in the front photo, the scan
-ends \`failed\` (see \`GET /v1/scans/{id}\`).
+ends \`failed\` (see \`GET /v1/scans/{id}\`) and stays charged: the photos were analysed.
+
+**Photos that cannot be analysed are refunded.** A photo the engine cannot analyse at all, because it needs
+more than the time or memory an analysis may use or because it cannot be decoded past the upload checks, ends
+the scan \`failed\` at once (it is never retried) and its credits are refunded in full; \`error\` says so. The
+same photo sent again within an hour fails at once, without the engine. While the engine is busy, scans
+wait their turn in a fair order: the account with the fewest analyses running goes next, then the scan queued
+earliest, so one account's burst does not hold back everyone else's scans.
 
 A replayed \`Idempotency-Key\` (same key, same request) returns 202 with the original scan id, \`status\`
 \`queued\` and the original \`creditsCharged\`, with no new charge (\`creditsRemaining\` is the current balance).
@@ -294,8 +301,9 @@ service is temporarily unavailable. Retry later.
 discriminated by \`status\`. Transitions: \`queued\` -> \`processing\` -> \`completed\` or \`failed\` (a scan can also
 go from \`queued\` to \`failed\`); \`completed\` and \`failed\` are final. On \`completed\` only the sections for the modules that were requested and paid for
 are present: \`identification\` always; \`grading\` for \`grade\` or \`full\`; \`value\` and \`market\` for \`market\` or
-\`full\`. A failed scan is a 200 with \`status\` \`failed\` and a generic \`error\` (credits are not automatically
-refunded). Only scans created by the caller's agent can be fetched; any other id (including a non-numeric
+\`full\`. A failed scan is a 200 with \`status\` \`failed\` and an \`error\` saying why (credits are refunded
+automatically when the failure was not the photo's content: a photo that could not be analysed at all, or a scan
+that never started; \`error\` says so; no card found in the front photo stays charged). Only scans created by the caller's agent can be fetched; any other id (including a non-numeric
 one) gives 404 \`scan_not_found\`.
 
 While a scan is in flight, \`progressPercent\` and \`statusMessage\` say which stage it is in:
@@ -978,7 +986,8 @@ page.
     tags: ['MCP'],
     summary: 'MCP server (Streamable HTTP, JSON-RPC 2.0)',
     description: `Model Context Protocol endpoint using the Streamable HTTP transport in stateless mode: one JSON-RPC 2.0
-message per POST (\`initialize\`, \`tools/list\`, \`tools/call\`, notifications); no session id, no server-initiated
+message per POST (\`initialize\`, \`tools/list\`, \`tools/call\`, notifications; a JSON-RPC batch is answered too, see
+the limits below); no session id, no server-initiated
 stream (\`GET /mcp\` and \`DELETE /mcp\` give 405 \`method_not_allowed\`). Send \`Content-Type: application/json\`
 and \`Accept: application/json, text/event-stream\`; responses are \`application/json\`.
 
@@ -993,8 +1002,10 @@ REST endpoint's own code such as \`missing_back_image\`); an unknown tool name i
 Because MCP clients validate \`structuredContent\` against a tool's \`outputSchema\` on error results too, every
 tool's \`outputSchema\` is \`{type: object, anyOf: [<the result>, <a problem record>]}\`.
 
-**Limits and headers:** an authenticated POST spends one point of the \`per-key\` limit (like any REST request);
-without a key the \`open-per-ip\` limit applies; the account-creating tools also count against the
+**Limits and headers:** every JSON-RPC message of an authenticated POST spends one point of the \`per-key\`
+limit, as a REST request does: a JSON-RPC batch (an array) of n messages spends n, and one that needs more
+points than are left is refused whole with 429 \`rate_limited\` and \`Retry-After\` (its points still count, as a
+refused REST request's do); without a key the \`open-per-ip\` limit applies the same way; the account-creating tools also count against the
 registration limits. \`X-RateLimit-Policy\` names the policy applied; after a \`tools/call\` with a valid key
 \`X-Credits-Remaining\` carries the prepaid balance.
 

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { AppError, PROBLEM_CONTENT_TYPE, problemFromError } from '@cardlens/errors';
+import { AppError, PROBLEM_CONTENT_TYPE, problemFromError, toClientError } from '@cardlens/errors';
 
 /**
  * Where the protected-resource metadata (RFC 9728) of a path is: /mcp has its own (the MCP authorization spec
@@ -9,12 +9,12 @@ export function resourceMetadataUrl(baseUrl: string, path: string): string {
   return `${baseUrl}/.well-known/oauth-protected-resource${path === '/mcp' ? '/mcp' : ''}`;
 }
 
-/** Writes any error as RFC 9457 problem+json. Unknown errors become a generic 500 (problemFromError). */
+/** Writes any error as RFC 9457 problem+json. Unknown errors become a generic 500, or a 503 for a dropped connection (problemFromError). */
 export function sendProblem(res: Response, baseUrl: string, error: unknown): void {
   const problem = problemFromError(baseUrl, error);
-  if (error instanceof AppError && error.retryAfterSeconds !== undefined) {
-    res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
-  }
+  // A transient failure says when to retry (the thrower's figure, else its code's), a dropped connection too.
+  const retryAfterSeconds = toClientError(error).retryAfterSeconds;
+  if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
   if (problem.code === 'method_not_allowed' && error instanceof AppError && typeof error.extras.allow === 'string') {
     res.setHeader('Allow', error.extras.allow);
     delete problem.allow;

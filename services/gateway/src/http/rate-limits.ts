@@ -82,14 +82,15 @@ export function createRateLimiters(settings: RateLimitSettings, redis: Redis | u
 }
 
 /**
- * Takes one point or throws 429 rate_limited with the seconds until a point is free again. With a sink, the
+ * Takes `points` (one per call the request carries; a REST request is one) or throws 429 rate_limited with the
+ * seconds until a point is free again. With a sink, the
  * answer (success or 429) carries the IETF RateLimit-Policy and RateLimit headers
  * (draft-ietf-httpapi-ratelimit-headers): the quota and window, and the points left and seconds until the
  * window resets. A request checked against several limits lists each, in the order they were checked.
  */
-export async function consumeOrThrow(named: NamedLimiter, key: string, headers?: RateLimitHeaderSink): Promise<RateLimiterRes> {
+export async function consumeOrThrow(named: NamedLimiter, key: string, headers?: RateLimitHeaderSink, points = 1): Promise<RateLimiterRes> {
   try {
-    const admitted = await named.limiter.consume(key);
+    const admitted = await named.limiter.consume(key, points);
     if (headers) setRateLimitHeaders(headers, named, admitted);
     return admitted;
   } catch (rejection) {

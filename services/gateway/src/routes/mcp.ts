@@ -12,8 +12,10 @@ import { createMcpServer } from '../mcp/server';
 /**
  * POST /mcp: the Model Context Protocol over Streamable HTTP, stateless, JSON responses (no session, no server
  * stream; GET and DELETE are 405). The key is optional at the HTTP level: with one, it is authenticated (an
- * invalid key is HTTP 401 for the whole request) and the request spends one point of the per-key limit, like any
- * REST request; without one, the per-IP open limit applies and only the account-creating tools work.
+ * invalid key is HTTP 401 for the whole request) and each JSON-RPC message of the request (a batch holds several)
+ * spends one point of the per-key limit, as a REST request does; without one, the per-IP open limit applies the
+ * same way and only the account-creating tools work. A batch that needs more points than are left is refused
+ * whole (429).
  */
 export function mcpRoutes(app: AppContext, logger: Logger): Router {
   const router = Router();
@@ -22,16 +24,18 @@ export function mcpRoutes(app: AppContext, logger: Logger): Router {
     .route('/mcp')
     .post(async (req: Request, res: Response) => {
       const ip = clientIp(req);
+      // A JSON-RPC batch carries several calls in one POST: each counts against the limit, as a REST request does.
+      const calls = Array.isArray(req.body) ? Math.max(1, req.body.length) : 1;
       let caller: Caller | undefined;
       if (hasPresentedApiKey(req)) {
         const agent = await app.downstream.authenticateApiKey(presentedApiKey(req));
         caller = agent;
-        await consumeOrThrow(app.limiters.perKey, `agent:${agent.agentId}`, res);
+        await consumeOrThrow(app.limiters.perKey, `agent:${agent.agentId}`, res, calls);
         // A tool call may move the balance (grade_card): the agent's next REST read asks billing again.
         res.once('close', () => app.downstream.forgetAgentViews(agent.agentId));
         res.setHeader('X-RateLimit-Policy', app.limiters.perKey.policy);
       } else {
-        await consumeOrThrow(app.limiters.open, ip, res);
+        await consumeOrThrow(app.limiters.open, ip, res, calls);
         res.setHeader('X-RateLimit-Policy', app.limiters.open.policy);
       }
       // The Accept the contract documents (parameters.McpAccept), answered as the MCP transport answers it.

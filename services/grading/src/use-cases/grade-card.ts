@@ -7,7 +7,7 @@ import { Prisma, type Grade, type PrismaClient } from '../db';
 import type { Downstream } from '../downstream';
 import { receiptOf, toCommercialGrade } from '../domain/grade-view';
 import { photoHashes } from '../domain/photo-hashes';
-import type { InFlightLock } from '../in-flight-lock';
+import type { GradeLeases } from '../grade-leases';
 import type { PhotoSpool } from '../photo-spool';
 import { liveGradeReportLink, replaceGradeReportLink } from './grade-report-links';
 
@@ -15,7 +15,7 @@ export interface GradeCardDeps {
   prisma: PrismaClient;
   billing: Downstream['billing'];
   analyze: Downstream['analyze'];
-  lock: InFlightLock;
+  lock: GradeLeases;
   spool: PhotoSpool;
   logger: Logger;
   settings: {

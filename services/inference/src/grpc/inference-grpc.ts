@@ -5,16 +5,24 @@ import { unaryHandler, type GrpcService } from '@cardlens/grpc-kit';
 import { histogram, inServerSpan, inSpan } from '@cardlens/telemetry';
 import type { AnalysisQueue } from '../analysis-queue';
 import type { EngineProcesses } from '../engine-processes';
+import { TooComplexPhotos } from '../too-complex-photos';
 import { gradingToProto } from './to-proto';
 
 const queueWaitSeconds = histogram('cardlens_inference_queue_wait_seconds', 'Time an analysis waited for an engine slot.', []);
 const analysisSeconds = histogram('cardlens_inference_analysis_seconds', 'Engine analyses: duration by outcome (ok, image_too_complex, ...).', ['outcome']);
 
 /** Thin transport: validate, queue one engine analysis (honouring the caller's deadline), map the result. */
-export function inferenceGrpcService(deps: { engine: EngineProcesses; queue: AnalysisQueue }): GrpcService {
+export function inferenceGrpcService(deps: { engine: EngineProcesses; queue: AnalysisQueue; tooComplex: TooComplexPhotos; budgetMs: number }): GrpcService {
   const implementation: inferenceV1.InferenceServiceServer = {
     analyzeCard: unaryHandler<inferenceV1.AnalyzeCardRequest, inferenceV1.AnalyzeCardResponse>(async (request, call) => {
       if (!request.front || request.front.length === 0) throw new AppError('missing_front_image', 'The front image is required.');
+      // A photo the engine already gave up on is not sent to it again for a while.
+      const photoKey = TooComplexPhotos.keyOf(request.front, request.back);
+      if (deps.tooComplex.has(photoKey)) {
+        analysisSeconds.startTimer()({ outcome: 'image_too_complex_remembered' });
+        throw new AppError('image_too_complex', 'This photo was already found too complex to analyse within the time or memory an analysis may use; it is not analysed again. Photograph the card alone, flat and filling most of the frame, on a plain background.');
+      }
+      const fullBudget = remainingMs(call) >= deps.budgetMs;
       const abandoned = callerGaveUp(call);
       const queued = queueWaitSeconds.startTimer();
       // The analysis is its own span (waiting for a slot, then the engine), in the caller's trace.
@@ -32,6 +40,7 @@ export function inferenceGrpcService(deps: { engine: EngineProcesses; queue: Ana
           return result;
         } catch (error) {
           analysed({ outcome: error instanceof AppError ? error.code : 'error' });
+          if (error instanceof AppError && error.code === 'image_too_complex' && fullBudget) deps.tooComplex.remember(photoKey);
           throw error;
         }
       }, abandoned));

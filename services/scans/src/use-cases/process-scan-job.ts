@@ -6,6 +6,7 @@ import { AppError } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import type { PrismaClient } from '../db';
 import type { Downstream } from '../downstream';
+import type { EngineTurns } from '../domain/engine-turns';
 import { sectionsFor } from '../domain/modules';
 import { replaceReportLink } from './report-links';
 import { refundDueScan } from './sweep-queued-scans';
@@ -17,6 +18,19 @@ export interface ProcessScanDeps {
   logger: Logger;
   /** Lifetime of the share link issued with each completed scan (REPORT_LINK_TTL_DAYS). */
   reportLinkTtlDays?: number;
+  /** The worker's turns on the engine: fair share per account, then first come (absent: no wait, as when a test runs one job). */
+  turns?: EngineTurns;
+}
+
+/** One delivery of a scan job, as the bus hands it over. */
+export interface ScanJob {
+  scanId: number;
+  attempt: number;
+  lastAttempt: boolean;
+  /** Aborted when the worker stops: a job waiting for its turn gives up (its message is delivered again). */
+  signal?: AbortSignal;
+  /** Keeps a Kafka consumer alive while the job waits for its turn. */
+  heartbeat?: () => Promise<void>;
 }
 
 /** The stages a client sees while polling; progressPercent is set as each one starts. */
@@ -30,7 +44,9 @@ export const STAGES = {
 /** The error a failed scan shows: generic on purpose; the cause goes to the logs and the trace. */
 export const GENERIC_FAILURE = 'The scan could not be completed. Credits are not refunded automatically for failed scans; contact support with the scan id.';
 const TOO_COMPLEX_FAILURE =
-  'The photo could not be analysed within the time or memory an analysis may use, so it was not retried. Photograph the card alone, flat and filling most of the frame, on a plain background, then submit a new scan.';
+  'The photo could not be analysed within the time or memory an analysis may use, so it was not retried; its credits were refunded. Photograph the card alone, flat and filling most of the frame, on a plain background, then submit a new scan.';
+const UNREADABLE_FAILURE =
+  'The photo passed the upload checks but the engine could not decode it, so it was not analysed; its credits were refunded. Send a plain JPEG, PNG or WebP photo of the card.';
 const NO_CARD_FAILURE =
   'No card could be found in the front photo. Photograph the card flat, filling most of the frame, on a plain background that contrasts with its border, then submit a new scan.';
 
@@ -47,7 +63,21 @@ export type ScanJobOutcome = 'completed' | 'failed' | 'skipped' | 'superseded';
  * conditional update, so only one run's result is ever shown. Transient failures throw (the bus redelivers
  * with backoff) until the last attempt, which marks the scan failed; a photo without a card fails at once.
  */
-export async function processScanJob(deps: ProcessScanDeps, job: { scanId: number; attempt: number; lastAttempt: boolean }): Promise<ScanJobOutcome> {
+export async function processScanJob(deps: ProcessScanDeps, job: ScanJob): Promise<ScanJobOutcome> {
+  const waiting = await deps.prisma.scan.findUnique({ where: { id: BigInt(job.scanId) }, select: { status: true, createdAt: true, agentId: true } });
+  if (!waiting || (waiting.status !== 'queued' && waiting.status !== 'processing')) return 'skipped';
+  // The scan stays queued until its turn on the engine: a fair share per account, then scans queued earlier first.
+  const turn = deps.turns
+    ? await deps.turns.take({ agentId: waiting.agentId, queuedAt: waiting.createdAt }, { signal: job.signal, heartbeat: job.heartbeat })
+    : { release: () => {} };
+  try {
+    return await runScanJob(deps, job, turn);
+  } finally {
+    turn.release();
+  }
+}
+
+async function runScanJob(deps: ProcessScanDeps, job: ScanJob, turn: { release(): void }): Promise<ScanJobOutcome> {
   const { prisma, blobs, downstream, logger } = deps;
   const id = BigInt(job.scanId);
   const started = await prisma.scan.updateMany({
@@ -74,6 +104,7 @@ export async function processScanJob(deps: ProcessScanDeps, job: { scanId: numbe
     // The market module values the card at its predicted grade, so it grades too (the grading section itself is
     // shown only when paid for).
     const analysis = await analyze(deps, { front, back, grading: sections.grading || sections.valuation, overlay: sections.grading });
+    turn.release(); // identification and valuation do not use the engine
 
     lap('analyzeMs');
     await progress(STAGES.identifying);
@@ -142,10 +173,22 @@ export async function processScanJob(deps: ProcessScanDeps, job: { scanId: numbe
       throw error;
     }
     logger.error({ err: error, scanId: job.scanId, attempt: job.attempt }, 'scan failed');
-    await prisma.scan.updateMany({
+    // A photo the engine could not analyse at all (past its budget, or undecodable) is not the customer's to pay
+    // for: the scan is refunded in full. A photo analysed without finding a card stays charged (the engine ran and
+    // answered).
+    const unreadable = error instanceof AppError && error.code === 'invalid_image';
+    const refund = tooComplex || unreadable;
+    const failed = await prisma.scan.updateMany({
       where: { id, status: 'processing' },
-      data: { status: 'failed', error: noCard ? NO_CARD_FAILURE : tooComplex ? TOO_COMPLEX_FAILURE : GENERIC_FAILURE, completedAt: new Date() },
+      data: {
+        status: 'failed',
+        error: noCard ? NO_CARD_FAILURE : tooComplex ? TOO_COMPLEX_FAILURE : unreadable ? UNREADABLE_FAILURE : GENERIC_FAILURE,
+        completedAt: new Date(),
+        ...(refund ? { refundDue: true } : {}),
+      },
     });
+    // Refunded now; where billing cannot be reached, the queue sweep refunds it (once: by the debit's id).
+    if (refund && failed.count === 1) await refundDueScan({ prisma, billing: downstream.billing, logger }, { ...scan, status: 'failed' });
     return 'failed';
   }
 }

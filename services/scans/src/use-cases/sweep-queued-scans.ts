@@ -87,7 +87,7 @@ export async function refundDueScan(
       await deps.billing.refund({
         agentId: scan.agentId,
         debitEntryId: Number(scan.debitEntryId),
-        reason: partial ? `scan ${scan.id}: no grade could be given` : `scan ${scan.id} never started`,
+        reason: partial ? `scan ${scan.id}: no grade could be given` : `scan ${scan.id} failed through no fault of the customer`,
         ...(partial ? { credits: scan.creditsRefunded } : {}),
       });
     }

@@ -89,7 +89,7 @@ describe('reconcilePurchases', () => {
   const consumeConfirmations = async () => {
     const consume = paymentConfirmationHandler(prisma, { pricing: defaultPricing, clock: systemClock, logger: createLogger('reconcile-test', { write: () => {} }) });
     for (const row of await outboxRows()) {
-      await consume({ id: row.id, topic: row.topic, key: row.key, value: Buffer.from(row.payload), headers: {}, attempt: 1 });
+      await consume({ id: row.id, topic: row.topic, key: row.key, value: Buffer.from(row.payload), headers: {}, attempt: 1, signal: new AbortController().signal, heartbeat: async () => {} });
     }
   };
 

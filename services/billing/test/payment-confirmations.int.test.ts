@@ -47,6 +47,8 @@ const message = (id: string, agentId: number, value: Uint8Array): BusMessage => 
   value: Buffer.from(value),
   headers: {},
   attempt: 1,
+  signal: new AbortController().signal,
+  heartbeat: async () => {},
 });
 
 /** One delivery: which payment, and whether it reuses an earlier message id (a redelivery) or is a new confirmation. */

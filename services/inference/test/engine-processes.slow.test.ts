@@ -62,3 +62,31 @@ describe('engine processes: a runaway analysis is killed at its budget', () => {
     expect(() => process.kill(frozen!, 0)).toThrow();
   }, 120_000);
 });
+
+describe('engine processes: one kept warm, more started under load and stopped when idle', () => {
+  let pool: EngineProcesses;
+  let photo: { front: Uint8Array; back: Uint8Array };
+  beforeAll(async () => {
+    pool = await EngineProcesses.start({ size: 2, warm: 1, idleMs: 1500, budgetMs: BUDGET_MS, maxHeapMb: 1024, logger: pino({ level: 'silent' }) });
+    const sample = await generateSample(1_000_051, { photo: { megapixels: 1 } });
+    photo = { front: sample.frontJpeg, back: sample.backJpeg };
+  }, 180_000);
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it('starts with one process; a second analysis while the first runs starts a second; idle, it stops again', async () => {
+    expect(pool.pids).toHaveLength(1);
+    const results = await Promise.all([pool.analyzeCard(photo, {}), pool.analyzeCard(photo, {})]);
+    expect(results.map((r) => r.sides.front.quadPx.length)).toEqual([4, 4]);
+    const both = pool.pids;
+    expect(both).toHaveLength(2);
+    const until = Date.now() + 15_000;
+    while (pool.pids.length > 1 && Date.now() < until) await wait(200);
+    // The one idle longest stopped; the other stays warm and serves.
+    expect(pool.pids).toHaveLength(1);
+    expect(both).toContain(pool.pids[0]);
+    const again = await pool.analyzeCard(photo, {});
+    expect(again.sides.front.quadPx).toHaveLength(4);
+  }, 180_000);
+});

@@ -17,7 +17,7 @@ describe('inference service over gRPC', () => {
 
   beforeAll(async () => {
     service = await startInferenceService({
-      config: loadInferenceConfig({ INFERENCE_GRPC_PORT: '0', INFERENCE_MAX_QUEUED: '1' }),
+      config: loadInferenceConfig({ INFERENCE_GRPC_PORT: '0', INFERENCE_CONCURRENCY: '1', INFERENCE_MAX_QUEUED: '1' }),
       logger: pino({ level: 'silent' }),
     });
     client = createClient(inferenceV1.InferenceServiceClient, `127.0.0.1:${service.grpcPort}`);
