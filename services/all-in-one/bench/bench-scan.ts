@@ -179,7 +179,7 @@ try {
     variant === 'served'
       ? configurationLine(settings)
       : variant === 'cluster'
-        ? configurationLine(served!.settings, 'a process per service (compiled, as the chart runs them) on Postgres, Redis and Kafka, default telemetry and JSON logs')
+        ? configurationLine(served!.settings, 'a process per service as the chart runs them, on Postgres, Redis and Kafka, default telemetry and JSON logs')
         : `configuration: ${variant} (${mode}), limits and logs as the tests set them`,
   );
   console.log(

@@ -47,10 +47,16 @@ export async function startServed(settings: Record<string, string>, log: (line: 
   // BENCH_CPUS (a taskset list, e.g. `0` or `0-1`): the service and everything it starts run on those cores only,
   // for per-core figures; the bench process itself then keeps to the other cores where there are any.
   const cpus = process.env.BENCH_CPUS;
-  // npm start's own steps: compile (skipped when nothing changed), then the compiled process.
-  const build = spawnSync(process.execPath, ['tools/build-start.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (build.status !== 0) throw new Error('tools/build-start.mjs failed');
-  const command = [process.execPath, '--import', './dist/register.mjs', 'dist/all-in-one.mjs'];
+  // npm start's own steps: compile (skipped when nothing changed), then the compiled process. BENCH_FROM_SOURCE=1:
+  // `npm run start:source`'s process instead (tsx), for comparison.
+  const fromSource = process.env.BENCH_FROM_SOURCE === '1';
+  if (!fromSource) {
+    const build = spawnSync(process.execPath, ['tools/build-start.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (build.status !== 0) throw new Error('tools/build-start.mjs failed');
+  }
+  const command = fromSource
+    ? [process.execPath, '--import', 'tsx', '--import', '@cardlens/telemetry/register', 'services/all-in-one/src/main.ts']
+    : [process.execPath, '--import', './dist/register.mjs', 'dist/all-in-one.mjs'];
   if (cpus) pinSelfAwayFrom(cpus);
   const [file, ...args] = cpus ? ['taskset', '-c', cpus, ...command] : command;
   const child: ChildProcess = spawn(file!, args, {
@@ -235,12 +241,13 @@ export async function politeFetch(url: string, init: RequestInit = {}, maxWaitMs
 }
 
 /** The machine beside the figures: cores, Node, and the settings. */
-export function configurationLine(settings: Record<string, string>, what = "npm start's process (compiled, PGlite on disk, in-process bus, default telemetry and JSON logs)"): string {
+export function configurationLine(settings: Record<string, string>, what = "npm start's process (PGlite on disk, in-process bus, default telemetry and JSON logs)"): string {
   // The machine's cores (availableParallelism would report this process's own pinned share).
   const cores = machineCpus().length;
   const pinned = process.env.BENCH_CPUS ? `; service pinned to CPU ${process.env.BENCH_CPUS} (taskset), ${cpuList(process.env.BENCH_CPUS).length} of ${cores} cores` : `, ${cores} cores`;
   const set = Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ');
-  return `configuration: ${what}, Node ${process.version}${pinned}${set ? `; beyond the defaults: ${set}` : ''}`;
+  const source = process.env.BENCH_FROM_SOURCE === '1' ? ', from source through tsx (BENCH_FROM_SOURCE=1)' : ', compiled';
+  return `configuration: ${what}${source}, Node ${process.version}${pinned}${set ? `; beyond the defaults: ${set}` : ''}`;
 }
 
 /** One process of the service's tree: its memory and the CPU it has used so far. */
