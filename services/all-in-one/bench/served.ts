@@ -50,10 +50,7 @@ export async function startServed(settings: Record<string, string>, log: (line: 
   // npm start's own steps: compile (skipped when nothing changed), then the compiled process. BENCH_FROM_SOURCE=1:
   // `npm run start:source`'s process instead (tsx), for comparison.
   const fromSource = process.env.BENCH_FROM_SOURCE === '1';
-  if (!fromSource) {
-    const build = spawnSync(process.execPath, ['tools/build-start.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (build.status !== 0) throw new Error('tools/build-start.mjs failed');
-  }
+  if (!fromSource) buildStart();
   const command = fromSource
     ? [process.execPath, '--import', 'tsx', '--import', '@cardlens/telemetry/register', 'services/all-in-one/src/main.ts']
     : [process.execPath, '--import', './dist/register.mjs', 'dist/all-in-one.mjs'];
@@ -108,8 +105,7 @@ const CLUSTER_ENTRIES = ['inference', 'valuation', 'billing', 'accounts', 'scans
  * Needs DATABASE_URL, REDIS_URL and KAFKA_BROKERS (defaults: the local ones `.ci/run` starts).
  */
 export async function startCluster(settings: Record<string, string>, log: (line: string) => void): Promise<Served> {
-  const build = spawnSync(process.execPath, ['tools/build-start.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (build.status !== 0) throw new Error('tools/build-start.mjs failed');
+  buildStart();
   const work = mkdtempSync(path.join(tmpdir(), 'cardlens-bench-cluster-'));
   const adminUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
@@ -195,6 +191,12 @@ export async function startCluster(settings: Record<string, string>, log: (line:
       if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
     },
   };
+}
+
+/** npm start's compile step (tools/build-start.mjs: skipped when no input changed). */
+function buildStart(): void {
+  const build = spawnSync(process.execPath, ['tools/build-start.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (build.status !== 0) throw new Error('tools/build-start.mjs failed');
 }
 
 /** Whether something accepts TCP connections on a loopback port. */

@@ -36,7 +36,7 @@ export async function startGradingService(options: { config: GradingConfig; data
     logger.info({ applied: result.applied }, 'grading migrations applied');
   }
   const { prisma, close } = await openPrisma(PrismaClient, database);
-  const lock = new GradeLeases(prisma);
+  const leases = new GradeLeases(prisma);
 
   const spool = new PhotoSpool(config.GRADING_TEMP_DIR, config.GRADING_TEMP_MAX_AGE_SECONDS * 1000, logger.child({ component: 'photo-spool' }));
   await spool.open(SWEEP_INTERVAL_MS);
@@ -54,7 +54,7 @@ export async function startGradingService(options: { config: GradingConfig; data
     host: config.GRADING_GRPC_HOST,
     port: config.GRADING_GRPC_PORT,
     services: [
-      gradingGrpcService({ prisma, billing: downstream.billing, analyze: downstream.analyze, lock, spool, logger, settings: { budgetMs: config.GRADE_BUDGET_MS, reportLinkTtlDays: config.REPORT_LINK_TTL_DAYS } }),
+      gradingGrpcService({ prisma, billing: downstream.billing, analyze: downstream.analyze, leases, spool, logger, settings: { budgetMs: config.GRADE_BUDGET_MS, reportLinkTtlDays: config.REPORT_LINK_TTL_DAYS } }),
     ],
     logger,
   });

@@ -15,7 +15,7 @@ export interface GradeCardDeps {
   prisma: PrismaClient;
   billing: Downstream['billing'];
   analyze: Downstream['analyze'];
-  lock: GradeLeases;
+  leases: GradeLeases;
   spool: PhotoSpool;
   logger: Logger;
   settings: {
@@ -37,7 +37,7 @@ export interface GradeCardRequest {
 const SETTLE_RESERVE_MS = 2_000;
 /** The shortest analysis worth starting; with less budget left the grade is refunded as busy. */
 const MIN_ANALYSIS_MS = 500;
-/** The lock outlives the budget a little, so only a holder that overran it can ever lose it. */
+/** The lease outlives the budget a little, so only a holder that overran it can ever lose it. */
 const LOCK_MARGIN_MS = 10_000;
 
 /**
@@ -45,7 +45,7 @@ const LOCK_MARGIN_MS = 10_000;
  *
  * 1. A replay (same key, identical photo bytes) of a completed grade returns it, with no charge; the same key with
  *    other photos is idempotency_key_reused, still in flight idempotency_conflict, refunded grade_refunded.
- * 2. The account's in-flight lock (one grade at a time) is taken with a fencing token, recorded in Postgres.
+ * 2. The account's in-flight lease (one grade at a time, grade-leases.ts) is taken with a fencing token, recorded in Postgres.
  * 3. The grade row is written (processing), then billing reserves one grade for its id (402 refusals leave no
  *    trace, so the key can be used again once the account can grade).
  * 4. The photos are spooled to the temporary area, analysed within what is left of the budget, and deleted.
@@ -66,7 +66,7 @@ export async function gradeCard(deps: GradeCardDeps, request: GradeCardRequest):
   const earlier = await prisma.grade.findUnique({ where: { agentId_idempotencyKey: key } });
   if (earlier) return answerEarlier(prisma, earlier, hashes.photoFingerprint);
 
-  const lease = await deps.lock.acquire(request.agentId, deps.settings.budgetMs + LOCK_MARGIN_MS);
+  const lease = await deps.leases.acquire(request.agentId, deps.settings.budgetMs + LOCK_MARGIN_MS);
   if (!lease) {
     // The request in flight may be this key's own first attempt.
     const sameKey = await prisma.grade.findUnique({ where: { agentId_idempotencyKey: key } });
@@ -135,7 +135,7 @@ export async function gradeCard(deps: GradeCardDeps, request: GradeCardRequest):
       return done;
     });
     if (completed === 0) {
-      logger.warn({ gradeId: grade.id.toString() }, 'grade overran its lock or was settled meanwhile; refunding it');
+      logger.warn({ gradeId: grade.id.toString() }, 'grade overran its lease or was settled meanwhile; refunding it');
       await refund('lock_lost');
       throw new AppError('grader_busy', 'The grade did not finish within the request budget; it was refunded. Retry with a new Idempotency-Key.', { retryAfterSeconds: 2 });
     }
