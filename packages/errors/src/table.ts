@@ -40,6 +40,8 @@ export const errorTable = {
   idempotency_key_reused: { httpStatus: 409, grpcStatus: GrpcStatus.ALREADY_EXISTS, title: 'Idempotency key reused with a different request' },
   subscription_exists: { httpStatus: 409, grpcStatus: GrpcStatus.ALREADY_EXISTS, title: 'Subscription already exists' },
   checkout_pending: { httpStatus: 409, grpcStatus: GrpcStatus.ALREADY_EXISTS, title: 'A checkout is already pending' },
+  // Embedded (not thrown) in a checkout answer or subscription view: one grading trial per person.
+  trial_already_used: { httpStatus: 409, grpcStatus: GrpcStatus.ALREADY_EXISTS, title: 'Trial already used' },
   plan_change_conflict: { httpStatus: 409, grpcStatus: GrpcStatus.FAILED_PRECONDITION, title: 'Conflicting plan change' },
   grade_refunded: { httpStatus: 409, grpcStatus: GrpcStatus.ABORTED, title: 'Grade was refunded; use a new Idempotency-Key' },
   // 413 / 415

@@ -9,6 +9,10 @@
  * tokens (retrieve). Tests drive what the payer does with completeCheckoutSession, asyncPaymentSucceeded, ...,
  * and time with clock.advance (open sessions then expire as they would at Stripe).
  *
+ * Finance's catalog: customers (create, update, search by metadata terms), products with ids of ours (create,
+ * retrieve, update), prices (line items by `price` in `payment` mode, `transfer_lookup_key`, archiving) and
+ * refunds (create, list; refundPayment does what finance does in the dashboard).
+ *
  * Subscriptions, in the shapes of API version 2025-03-31 (basil) and later (period dates on the subscription
  * item, invoices' subscription under parent.subscription_details): prices (list by lookup key, create with
  * product_data), `subscription`-mode checkout sessions (completed by completeSubscriptionCheckout), subscriptions
@@ -19,7 +23,7 @@
  * stripe-node 23 retries a reset connection once even with maxNetworkRetries 0 (and keys every POST for it), so
  * `failNext({ mode: 'reset' })` needs a count one above the client's retries to surface StripeConnectionError.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import qs from 'qs';
@@ -98,7 +102,12 @@ export class FakeStripeServer {
   private prices = new Map<string, Json>();
   private products = new Map<string, Json>();
   private customers = new Map<string, Json>();
+  private refunds = new Map<string, Json>();
+  /** payment_intent_data[receipt_email] per session (Stripe puts it on the intent). */
+  private receiptEmails = new Map<string, string>();
   private subscriptions = new Map<string, Json>();
+  /** Card payment methods made by completed subscription checkouts; a card's fingerprint is stable per number. */
+  private paymentMethods = new Map<string, Json>();
   private schedules = new Map<string, Json>();
   /** The price and subscription_data of a `subscription`-mode session: Stripe keeps them off the session object. */
   private subscriptionCheckouts = new Map<string, { price: string; quantity: number; subscriptionData: Json }>();
@@ -161,7 +170,10 @@ export class FakeStripeServer {
     this.prices.clear();
     this.products.clear();
     this.customers.clear();
+    this.refunds.clear();
+    this.receiptEmails.clear();
     this.subscriptions.clear();
+    this.paymentMethods.clear();
     this.schedules.clear();
     this.subscriptionCheckouts.clear();
     this.idempotent.clear();
@@ -208,7 +220,10 @@ export class FakeStripeServer {
   completeCheckoutSession(id: string, options: { paymentStatus: 'paid' | 'unpaid' }): Json {
     const session = this.mustSession(id);
     const metadata = this.intentMetadata.get(id) ?? {};
-    const intent = this.createIntent(Number(session.amount_total), String(session.currency), metadata, options.paymentStatus === 'paid' ? 'succeeded' : 'processing');
+    const intent = this.createIntent(Number(session.amount_total), String(session.currency), metadata, options.paymentStatus === 'paid' ? 'succeeded' : 'processing', {
+      customer: session.customer ?? null,
+      receipt_email: this.receiptEmails.get(id) ?? null,
+    });
     Object.assign(session, { status: 'complete', payment_status: options.paymentStatus, payment_intent: intent.id });
     return this.emit('checkout.session.completed', session);
   }
@@ -241,6 +256,43 @@ export class FakeStripeServer {
     return String(this.createCustomer(options.email ?? null).id);
   }
 
+  customer(id: string): Json | undefined {
+    return this.customers.get(id);
+  }
+
+  product(id: string): Json | undefined {
+    return this.products.get(id);
+  }
+
+  price(id: string): Json | undefined {
+    return this.prices.get(id);
+  }
+
+  paymentIntent(id: string): Json | undefined {
+    return this.intents.get(id);
+  }
+
+  /** Finance refunded (part of) a payment in the dashboard: a succeeded refund and its events. */
+  refundPayment(paymentIntentId: string, options: { amount?: number; reason?: string } = {}): Json {
+    const intent = this.intents.get(paymentIntentId);
+    if (!intent) throw new Error(`fake Stripe: no payment intent ${paymentIntentId}`);
+    const refund = {
+      id: rid('re'),
+      object: 'refund',
+      amount: options.amount ?? intent.amount,
+      currency: intent.currency,
+      payment_intent: intent.id,
+      charge: null,
+      status: 'succeeded',
+      reason: options.reason ?? 'requested_by_customer',
+      metadata: {},
+      created: this.now(),
+    };
+    this.refunds.set(refund.id, refund);
+    this.emit('refund.created', refund);
+    return structuredClone(refund);
+  }
+
   subscription(id: string): Json | undefined {
     return this.subscriptions.get(id);
   }
@@ -255,7 +307,7 @@ export class FakeStripeServer {
    * and its first invoice, paid ($0 for a trial). Records checkout.session.completed,
    * customer.subscription.created and invoice.paid, and returns copies of what it created.
    */
-  completeSubscriptionCheckout(id: string, options: { email?: string } = {}): CompletedSubscriptionCheckout {
+  completeSubscriptionCheckout(id: string, options: { email?: string; card?: string } = {}): CompletedSubscriptionCheckout {
     const session = this.observe(this.mustSession(id));
     const checkout = this.subscriptionCheckouts.get(id);
     if (!checkout) throw new Error(`fake Stripe: checkout session ${id} is not in subscription mode`);
@@ -271,6 +323,8 @@ export class FakeStripeServer {
     // During a trial the item's period is the trial.
     const periodEnd = trialEnd ?? afterIntervals(now, recurring.interval, Number(recurring.interval_count ?? 1))!;
     const subscriptionId = rid('sub');
+    const paymentMethod = this.createCardPaymentMethod(String(customer.id), options.card ?? '4242424242424242');
+    customer.invoice_settings = { ...((customer.invoice_settings as Json | undefined) ?? {}), default_payment_method: paymentMethod.id };
     const item = {
       id: rid('si'),
       object: 'subscription_item',
@@ -303,6 +357,7 @@ export class FakeStripeServer {
       cancellation_details: { reason: null, comment: null, feedback: null },
       schedule: null,
       latest_invoice: null,
+      default_payment_method: paymentMethod.id,
       created: now,
       livemode: false,
     };
@@ -357,8 +412,8 @@ export class FakeStripeServer {
     return session;
   }
 
-  private createCustomer(email: string | null): Json {
-    const customer = { id: rid('cus'), object: 'customer', email, metadata: {}, created: this.now(), livemode: false };
+  private createCustomer(email: string | null, fields: { name?: unknown; metadata?: unknown } = {}): Json {
+    const customer = { id: rid('cus'), object: 'customer', email, name: fields.name ?? null, metadata: fields.metadata ?? {}, created: this.now(), livemode: false };
     this.customers.set(customer.id, customer);
     return customer;
   }
@@ -422,8 +477,8 @@ export class FakeStripeServer {
     return event;
   }
 
-  private createIntent(amount: number, currency: string, metadata: Json, status: string): Json {
-    const intent = { id: rid('pi'), object: 'payment_intent', amount, currency, status, metadata: { ...metadata }, created: this.now(), livemode: false, latest_charge: null };
+  private createIntent(amount: number, currency: string, metadata: Json, status: string, extra: Json = {}): Json {
+    const intent = { id: rid('pi'), object: 'payment_intent', amount, currency, status, metadata: { ...metadata }, customer: null, receipt_email: null, created: this.now(), livemode: false, latest_charge: null, ...extra };
     this.intents.set(String(intent.id), intent);
     return intent;
   }
@@ -482,6 +537,18 @@ export class FakeStripeServer {
       let currency: unknown = (items[0]?.price_data as Json | undefined)?.currency ?? 'usd';
       if (params.customer !== undefined && params.customer_email !== undefined) return invalid('You may only specify one of these parameters: customer, customer_email.');
       if (params.customer !== undefined && !this.customers.has(String(params.customer))) return noSuchParam(`customer: '${String(params.customer)}'`, 'customer');
+      if (params.invoice_creation !== undefined && params.mode !== 'payment') return invalid('`invoice_creation` can only be used in `payment` mode.', 'invoice_creation');
+      if (params.mode === 'payment') {
+        for (const [i, item] of items.entries()) {
+          if (item.price === undefined) continue;
+          const price = this.prices.get(String(item.price));
+          if (!price) return noSuchParam(`price: '${String(item.price)}'`, `line_items[${i}][price]`);
+          if (!price.active) return invalid('The price specified is inactive. This field only accepts active prices.', `line_items[${i}][price]`);
+          if (price.recurring) return invalid('You must provide at least one recurring price in `subscription` mode when using prices.', 'mode');
+          amount += Number(price.unit_amount) * Number(item.quantity ?? 1);
+          currency = price.currency;
+        }
+      }
       let subscriptionCheckout: { price: string; quantity: number; subscriptionData: Json } | undefined;
       if (params.mode === 'subscription') {
         const checked = this.subscriptionCheckoutOf(params, items);
@@ -510,6 +577,7 @@ export class FakeStripeServer {
         subscription: null,
         invoice: null,
         payment_method_collection: params.payment_method_collection ?? 'always',
+        invoice_creation: params.invoice_creation ? { enabled: (params.invoice_creation as Json).enabled === 'true', invoice_data: (params.invoice_creation as Json).invoice_data ?? {} } : null,
         expires_at: expiresAt,
         created: this.now(),
         success_url: String(params.success_url ?? '').replace('{CHECKOUT_SESSION_ID}', id),
@@ -518,6 +586,8 @@ export class FakeStripeServer {
       };
       this.sessions.set(id, session);
       this.intentMetadata.set(id, { ...((params.payment_intent_data as Json | undefined)?.metadata as Json | undefined) });
+      const receiptEmail = (params.payment_intent_data as Json | undefined)?.receipt_email;
+      if (typeof receiptEmail === 'string') this.receiptEmails.set(id, receiptEmail);
       if (subscriptionCheckout) this.subscriptionCheckouts.set(id, subscriptionCheckout);
       return [200, session];
     }
@@ -571,9 +641,76 @@ export class FakeStripeServer {
       const intent = this.intents.get(m[1]!);
       return intent ? [200, intent] : missing(`payment_intent: '${m[1]}'`);
     }
-    const served = this.routeSubscriptions(method, path, params);
+    const served = this.routeCatalog(method, path, params) ?? this.routeSubscriptions(method, path, params);
     if (served) return served;
     return [404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}).` } }];
+  }
+
+  /** Customers (create, search by metadata, retrieve, update), products, price updates and refunds. */
+  private routeCatalog(method: string, path: string, params: Json): [number, Json] | undefined {
+    let m: RegExpMatchArray | null;
+    if (method === 'POST' && path === '/v1/customers') {
+      return [200, this.createCustomer(typeof params.email === 'string' ? params.email : null, { name: params.name, metadata: params.metadata })];
+    }
+    if (method === 'GET' && path === '/v1/customers/search') {
+      // The fake understands `metadata['key']:'value'` terms joined by AND, as billing writes them.
+      const terms = [...String(params.query ?? '').matchAll(/metadata\['([^']+)'\]:'([^']*)'/g)].map((t) => [t[1]!, t[2]!] as const);
+      if (!terms.length) return invalid('The fake serves customer searches on metadata terms only.', 'query');
+      const data = [...this.customers.values()].reverse().filter((c) => terms.every(([k, v]) => (c.metadata as Json)[k] === v));
+      return [200, { object: 'search_result', url: path, has_more: false, next_page: null, data: data.slice(0, Number(params.limit ?? 10)) }];
+    }
+    if ((m = path.match(/^\/v1\/customers\/([^/]+)$/))) {
+      const customer = this.customers.get(m[1]!);
+      if (!customer) return missing(`customer: '${m[1]}'`);
+      if (method === 'GET') return [200, customer];
+      if (method === 'POST') {
+        if (params.email !== undefined) customer.email = params.email === '' ? null : params.email;
+        if (params.name !== undefined) customer.name = params.name;
+        if (params.metadata !== undefined) customer.metadata = { ...(customer.metadata as Json), ...(params.metadata as Json) };
+        return [200, customer];
+      }
+    }
+    if (method === 'POST' && path === '/v1/products') {
+      if (typeof params.name !== 'string') return invalid('Missing required param: name.', 'name');
+      const id = typeof params.id === 'string' ? params.id : rid('prod');
+      if (this.products.has(id)) return [400, { error: { type: 'invalid_request_error', code: 'resource_already_exists', param: 'id', message: 'Product already exists.' } }];
+      const product = { id, object: 'product', name: params.name, active: params.active !== 'false', metadata: params.metadata ?? {}, created: this.now(), updated: this.now(), livemode: false };
+      this.products.set(id, product);
+      return [200, product];
+    }
+    if ((m = path.match(/^\/v1\/products\/([^/]+)$/))) {
+      const product = this.products.get(m[1]!);
+      if (!product) return missing(`product: '${m[1]}'`);
+      if (method === 'GET') return [200, product];
+      if (method === 'POST') {
+        if (params.name !== undefined) product.name = params.name;
+        if (params.active !== undefined) product.active = params.active === 'true';
+        if (params.metadata !== undefined) product.metadata = { ...(product.metadata as Json), ...(params.metadata as Json) };
+        product.updated = this.now();
+        return [200, product];
+      }
+    }
+    if ((m = path.match(/^\/v1\/prices\/([^/]+)$/)) && method === 'POST') {
+      const price = this.prices.get(m[1]!);
+      if (!price) return missing(`price: '${m[1]}'`);
+      const unserved = Object.keys(params).filter((k) => !['active', 'metadata', 'nickname'].includes(k));
+      // Amounts are immutable at Stripe: a new price is made instead.
+      if (unserved.length) return invalid(`Received unknown parameter: ${unserved[0]}`, unserved[0]);
+      if (params.active !== undefined) price.active = params.active === 'true';
+      if (params.metadata !== undefined) price.metadata = { ...(price.metadata as Json), ...(params.metadata as Json) };
+      if (params.nickname !== undefined) price.nickname = params.nickname;
+      return [200, price];
+    }
+    if (method === 'POST' && path === '/v1/refunds') {
+      const intent = this.intents.get(String(params.payment_intent ?? ''));
+      if (!intent) return noSuchParam(`payment_intent: '${String(params.payment_intent)}'`, 'payment_intent');
+      if (intent.status !== 'succeeded') return invalid('This PaymentIntent does not have a successful charge to refund.', 'payment_intent');
+      return [200, this.refundPayment(String(intent.id), { ...(params.amount !== undefined ? { amount: Number(params.amount) } : {}), ...(typeof params.reason === 'string' ? { reason: params.reason } : {}) })];
+    }
+    if (method === 'GET' && path === '/v1/refunds') {
+      return this.list(path, [...this.refunds.values()].reverse(), params, (r) => params.payment_intent === undefined || r.payment_intent === params.payment_intent);
+    }
+    return undefined;
   }
 
   /** A `subscription`-mode session's line item and subscription_data, or Stripe's refusal. */
@@ -615,7 +752,7 @@ export class FakeStripeServer {
     if ((m = path.match(/^\/v1\/subscriptions\/([^/]+)$/))) {
       const subscription = this.subscriptions.get(m[1]!);
       if (!subscription) return missing(`subscription: '${m[1]}'`);
-      if (method === 'GET') return [200, subscription];
+      if (method === 'GET') return [200, this.expandSubscription(subscription, params.expand)];
       if (method === 'POST') return this.updateSubscription(subscription, params);
     }
     if (method === 'POST' && path === '/v1/billing_portal/sessions') {
@@ -696,7 +833,57 @@ export class FakeStripeServer {
     return [200, price];
   }
 
+  /** A card payment method (test card number → brand-less card with last4 and a fingerprint stable per number). */
+  private createCardPaymentMethod(customerId: string, number: string): Json {
+    const method = {
+      id: rid('pm'),
+      object: 'payment_method',
+      type: 'card',
+      customer: customerId,
+      card: { last4: number.slice(-4), fingerprint: createHash('sha256').update(number).digest('hex').slice(0, 16) },
+      created: this.now(),
+      livemode: false,
+    };
+    this.paymentMethods.set(method.id, method);
+    return method;
+  }
+
+  /** GET with expand[]: default_payment_method and customer.invoice_settings.default_payment_method. */
+  private expandSubscription(subscription: Json, expand: unknown): Json {
+    const paths = Array.isArray(expand) ? expand.map(String) : expand === undefined ? [] : Object.values(expand as Json).map(String);
+    if (!paths.length) return subscription;
+    const copy = structuredClone(subscription);
+    if (paths.includes('default_payment_method') && typeof copy.default_payment_method === 'string') copy.default_payment_method = this.paymentMethods.get(copy.default_payment_method) ?? null;
+    if (paths.some((p) => p === 'customer' || p.startsWith('customer.'))) {
+      const customer = structuredClone(this.customers.get(String(copy.customer)) ?? null);
+      const settings = customer?.invoice_settings as Json | undefined;
+      if (settings && paths.includes('customer.invoice_settings.default_payment_method') && typeof settings.default_payment_method === 'string') {
+        settings.default_payment_method = this.paymentMethods.get(settings.default_payment_method) ?? null;
+      }
+      copy.customer = customer;
+    }
+    return copy;
+  }
+
+  /** trial_end `now`: the trial ends, the first period is invoiced at the full price and charged (the card pays). */
+  private endTrialNow(subscription: Json): [number, Json] {
+    if (subscription.status !== 'trialing') return invalid('trial_end can only be set on a trialing subscription in the fake.', 'trial_end');
+    const previous = { status: subscription.status, trial_end: subscription.trial_end, items: structuredClone(subscription.items) };
+    const now = this.now();
+    const item = itemOf(subscription);
+    const price = item.price as Json;
+    const recurring = price.recurring as Json;
+    const periodEnd = afterIntervals(now, recurring.interval, Number(recurring.interval_count ?? 1))!;
+    Object.assign(item, { current_period_start: now, current_period_end: periodEnd });
+    const invoice = this.createInvoice(subscription, item, { amount: Number(price.unit_amount) * Number(item.quantity ?? 1), periodStart: now, periodEnd, billingReason: 'subscription_update' });
+    Object.assign(subscription, { status: 'active', trial_end: now, billing_cycle_anchor: now, latest_invoice: invoice.id });
+    this.emit('customer.subscription.updated', subscription, previous);
+    this.emit('invoice.paid', invoice);
+    return [200, subscription];
+  }
+
   private updateSubscription(subscription: Json, params: Json): [number, Json] {
+    if (params.trial_end === 'now') return this.endTrialNow(subscription);
     const unserved = Object.keys(params).filter((k) => k !== 'cancel_at_period_end' && k !== 'metadata');
     if (unserved.length) return invalid(`The fake serves subscription updates of cancel_at_period_end and metadata only, not ${unserved.join(', ')}.`, unserved[0]);
     if (subscription.status === 'canceled') return invalid('A canceled subscription can only update its cancellation_details and metadata.');

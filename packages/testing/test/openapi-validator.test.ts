@@ -87,7 +87,7 @@ const balance = (overrides: Record<string, unknown> = {}) => ({
   prepaidCredits: 0, plan: 'grading_10000', status: 'active', unlimitedGrading: false, trialEndsAtUtc: null,
   gradesRemaining: 9999, monthlyAllowance: 10000, currentPeriodStartUtc: '2026-11-01T00:00:00Z',
   currentPeriodEndUtc: '2026-12-01T00:00:00Z', cancelAtPeriodEnd: false, pendingPlan: null,
-  pendingPlanEffectiveAtUtc: null, gradesUsed: 1, accessEndsAtUtc: '2026-12-01T00:00:00Z', ...overrides,
+  pendingPlanEffectiveAtUtc: null, gradesUsed: 1, accessEndsAtUtc: '2026-12-01T00:00:00Z', trialRefusal: null, ...overrides,
 });
 
 describe('matchPathTemplate', () => {

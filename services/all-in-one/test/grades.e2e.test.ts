@@ -106,8 +106,10 @@ function gradesSuite(mode: StackMode) {
     await new Promise((resolve) => imageServer?.close(resolve));
   });
 
+  // One trial per person (owner email) and per card: every account is another owner paying with another card.
+  let cards = 0;
   const newAgent = async () => {
-    const r = await stack.call('POST', '/v1/agents', { body: { name: 'grading business', contactEmail: 'owner@example.com' }, ip: `203.0.113.${++ip}` });
+    const r = await stack.call('POST', '/v1/agents', { body: { name: 'grading business', contactEmail: `owner${ip + 1}@example.com` }, ip: `203.0.113.${++ip}` });
     expect(r.status).toBe(201);
     return { agentId: Number(r.json.agentId), headers: { 'X-Api-Key': String(r.json.apiKey) } as Headers, credits: Number(r.json.credits) };
   };
@@ -125,7 +127,8 @@ function gradesSuite(mode: StackMode) {
     const link = await stack.call('POST', '/v1/subscriptions/checkout', { headers, body: { plan: 'grading_5000' } });
     expect(link.status).toBe(200);
     const url = new URL(String(link.json.checkoutUrl));
-    const paid = await fetch(`${stack.baseUrl}${url.pathname}/pay`, { method: 'POST', body: new URLSearchParams({ card: '4242424242424242' }), redirect: 'manual' });
+    const card = `4242${String(++cards).padStart(12, '0')}`;
+    const paid = await fetch(`${stack.baseUrl}${url.pathname}/pay`, { method: 'POST', body: new URLSearchParams({ card }), redirect: 'manual' });
     expect(paid.status).toBe(303);
     const trial = await waitFor(headers, (s) => s.status === 'trialing');
     expect(trial.status).toBe('trialing');

@@ -45,13 +45,19 @@ function stripeSuite(mode: StackMode) {
     expect(create.params).toMatchObject({
       mode: 'payment',
       client_reference_id: String(agentId),
-      line_items: [{ quantity: '1', price_data: { currency: 'usd', unit_amount: '1900' } }],
+      customer: expect.stringMatching(/^cus_/),
       metadata,
       payment_intent_data: { metadata },
+      invoice_creation: { enabled: 'true' },
       success_url: `${stack.baseUrl}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
       cancel_url: `${stack.baseUrl}/checkout/cancelled?pack=builder`,
     });
     expect((create.params.metadata as Record<string, string>).checkout_id).toMatch(/^[0-9a-f-]{36}$/);
+    // The pack's catalog price (one product per pack, found by lookup key), not an inline price.
+    const [item] = create.params.line_items as { price: string; quantity: string }[];
+    expect(item!.quantity).toBe('1');
+    expect(fake.price(item!.price)).toMatchObject({ unit_amount: 1900, currency: 'usd', lookup_key: 'cardlens_e2e_pack_builder', product: 'cardlens_e2e_pack_builder' });
+    expect(fake.customer(String(create.params.customer))).toMatchObject({ metadata: { agent_id: String(agentId), environment: 'e2e' } });
     const ttl = Number(create.params.expires_at) - Math.floor(Date.now() / 1000);
     expect(ttl).toBeGreaterThan(23.9 * 3600);
     expect(ttl).toBeLessThanOrEqual(24 * 3600);

@@ -21,6 +21,8 @@ const HOUR = 3600;
 const DAY = 86_400;
 const CARD_PAYS = '4242424242424242';
 const CARD_DECLINES = '4000000000000341';
+/** Another card that declines (a trial per card: a second account needs its own). */
+const OTHER_CARD_DECLINES = '4000000100000341';
 
 type Me = Record<string, unknown> & { status: string; gradesRemaining: number | null; unlimitedGrading: boolean };
 
@@ -42,7 +44,10 @@ function subscriptionSuite(mode: StackMode) {
     await stack?.stop();
   });
 
-  const newAgent = async (contactEmail: string | null = 'owner@example.com') => {
+  let owners = 0;
+  let cards = 0;
+  /** One trial per person: each account gets its own owner (email) unless a test says otherwise. */
+  const newAgent = async (contactEmail: string | null = `owner${++owners}@example.com`) => {
     const r = await stack.call('POST', '/v1/agents', { body: { name: 'grader', ...(contactEmail ? { contactEmail } : {}) }, ip: `203.0.113.${++ip}` });
     expect(r.status).toBe(201);
     return { agentId: Number(r.json.agentId), headers: { 'X-Api-Key': String(r.json.apiKey) } };
@@ -66,7 +71,9 @@ function subscriptionSuite(mode: StackMode) {
     return s;
   };
   const checkout = (headers: Record<string, string>, plan: unknown) => stack.call('POST', '/v1/subscriptions/checkout', { headers, body: { plan } });
-  const pay = async (checkoutUrl: unknown, card = CARD_PAYS) => {
+  /** A card that pays, a different one each time (one trial per card). */
+  const payingCard = () => `4242${String(++cards).padStart(12, '0')}`;
+  const pay = async (checkoutUrl: unknown, card = payingCard()) => {
     const url = new URL(String(checkoutUrl));
     const page = await fetch(`${stack.baseUrl}${url.pathname}`);
     expect(page.status).toBe(200);
@@ -218,7 +225,7 @@ function subscriptionSuite(mode: StackMode) {
 
     // Another account whose card never pays: retried, then the subscription ends as expired.
     const never = await newAgent();
-    await pay((await checkout(never.headers, 'grading_10000')).json.checkoutUrl, CARD_DECLINES);
+    await pay((await checkout(never.headers, 'grading_10000')).json.checkoutUrl, OTHER_CARD_DECLINES);
     const neverTrial = await waitFor(never.headers, (s) => s.status === 'trialing');
     await advanceTo(new Date(String(neverTrial.trialEndsAtUtc)), 5 * DAY);
     expect(await waitFor(never.headers, (s) => s.status === 'expired')).toMatchObject({ status: 'expired', gradesRemaining: 0 });
@@ -227,6 +234,15 @@ function subscriptionSuite(mode: StackMode) {
     expect((await post('/v1/subscriptions/portal', never.headers)).status).toBe(404);
     expect((await checkout(never.headers, 'grading_5000')).json.trialDays).toBe(0);
   }, 120_000);
+
+  it('one trial per person: a second account of the same owner gets no trial days and a trial_already_used problem', async () => {
+    const first = await newAgent('same.owner@example.com');
+    expect((await checkout(first.headers, 'grading_5000')).json).toMatchObject({ action: 'checkout', trialDays: 7, trialRefusal: null });
+    const second = await newAgent('Same.Owner+second@Example.com');
+    const refused = await checkout(second.headers, 'grading_5000');
+    expect(refused.status).toBe(200);
+    expect(refused.json).toMatchObject({ action: 'checkout', trialDays: 0, trialRefusal: { code: 'trial_already_used', status: 409, title: 'Trial already used' } });
+  }, 60_000);
 
   it('duplicated and reordered webhooks give the state of the newest provider event', async () => {
     const { agentId, headers } = await newAgent();

@@ -113,7 +113,10 @@ describe('Stripe payment provider (fake Stripe server)', () => {
     const at = (unixSeconds: unknown) => new Date(Number(unixSeconds) * 1000);
 
     async function planPrice(amountCents: number): Promise<string> {
-      return provider.ensurePlanPrice({ lookupKey: `cardlens_test_plan_${++lookupSeq}_${amountCents}`, productName: 'CardLens Test plan', amountCents, currency: 'usd', metadata: { plan: 'test' } });
+      const productId = `cardlens_test_plan_${++lookupSeq}`;
+      await provider.ensureProduct({ id: productId, name: 'CardLens Test plan', metadata: { plan: 'test' } });
+      const price = await provider.createPrice({ productId, lookupKey: `${productId}_${amountCents}`, amountCents, currency: 'usd', interval: 'month', metadata: { plan: 'test' }, transferLookupKey: false, idempotencyKey: `price:${productId}` });
+      return price.id;
     }
     function checkoutInput(priceId: string, overrides: Partial<CreateSubscriptionCheckoutInput> = {}): CreateSubscriptionCheckoutInput {
       return {
@@ -135,29 +138,35 @@ describe('Stripe payment provider (fake Stripe server)', () => {
       return fake.completeSubscriptionCheckout(session.id);
     }
 
-    it('ensurePlanPrice creates a monthly price once, then finds it by lookup key (and caches it)', async () => {
-      const input = { lookupKey: 'cardlens_provider-test_grading_2500', productName: 'CardLens Grading', amountCents: 2500, currency: 'usd' as const, metadata: { plan: 'grading' } };
-      const priceId = await provider.ensurePlanPrice(input);
-      expect(lastRequest('GET', '/v1/prices').params).toMatchObject({ lookup_keys: [input.lookupKey], active: 'true', limit: '1' });
-      const create = lastRequest('POST', '/v1/prices');
-      expect(create.params).toMatchObject({
-        currency: 'usd',
-        unit_amount: '2500',
-        recurring: { interval: 'month' },
-        lookup_key: input.lookupKey,
-        product_data: { name: 'CardLens Grading', metadata: { plan: 'grading' } },
-        metadata: { plan: 'grading' },
-      });
-      expect(create.headers['idempotency-key']).toBe(`price:${input.lookupKey}`);
+    it('catalog: a product with our id is made once and renamed; prices by product and lookup key; archived ones are not found', async () => {
+      const product = { id: 'cardlens_provider-test_plan_grading', name: 'CardLens Grading', metadata: { plan: 'grading' } };
+      expect(await provider.ensureProduct(product)).toBe('created');
+      expect(lastRequest('POST', '/v1/products').headers['idempotency-key']).toBe(`product:${product.id}`);
+      expect(await provider.ensureProduct(product)).toBe('unchanged');
+      expect(await provider.ensureProduct({ ...product, name: 'CardLens Grading Pro' })).toBe('updated');
+      expect(requestsTo('POST', '/v1/products').filter((r) => r.params.id === product.id)).toHaveLength(1);
+      expect(fake.product(product.id)).toMatchObject({ name: 'CardLens Grading Pro' });
 
-      const requests = fake.requests.length;
-      expect(await provider.ensurePlanPrice(input)).toBe(priceId);
-      expect(fake.requests.length).toBe(requests);
+      const lookupKey = 'cardlens_provider-test_grading_2500';
+      const input = { productId: product.id, lookupKey, amountCents: 2500, currency: 'usd' as const, interval: 'month' as const, metadata: { plan: 'grading' }, transferLookupKey: false, idempotencyKey: `price:${lookupKey}` };
+      const price = await provider.createPrice(input);
+      expect(lastRequest('POST', '/v1/prices').params).toMatchObject({ product: product.id, currency: 'usd', unit_amount: '2500', recurring: { interval: 'month' }, lookup_key: lookupKey, metadata: { plan: 'grading' } });
+      expect(lastRequest('POST', '/v1/prices').headers['idempotency-key']).toBe(input.idempotencyKey);
+      expect(await provider.findPriceByLookupKey(lookupKey)).toEqual({ ...price, productId: product.id, unitAmount: 2500, interval: 'month', active: true });
+      // The key is taken: without transfer Stripe refuses a second price for it.
+      await expect(provider.createPrice({ ...input, idempotencyKey: 'other' })).rejects.toMatchObject({ kind: 'invalid' });
+      await provider.deactivatePrice(price.id);
+      expect(await provider.findPriceByLookupKey(lookupKey)).toBeUndefined();
+    });
 
-      // Another instance (empty cache) finds the price instead of creating a second one.
-      const creates = requestsTo('POST', '/v1/prices').length;
-      expect(await newProvider().ensurePlanPrice(input)).toBe(priceId);
-      expect(requestsTo('POST', '/v1/prices').length).toBe(creates);
+    it('customers: created with agent metadata, found by metadata search, email updated', async () => {
+      const id = await provider.createCustomer({ idempotencyKey: 'customer:provider-test:7', name: 'CardLens agent 7', email: null, metadata: { agent_id: '7', environment: 'provider-test' } });
+      expect(lastRequest('POST', '/v1/customers').headers['idempotency-key']).toBe('customer:provider-test:7');
+      expect(await provider.findCustomer(7, 'provider-test')).toBe(id);
+      expect(lastRequest('GET', '/v1/customers/search').params.query).toBe("metadata['agent_id']:'7' AND metadata['environment']:'provider-test'");
+      expect(await provider.findCustomer(7, 'elsewhere')).toBeUndefined();
+      await provider.updateCustomerEmail(id, 'owner@example.com');
+      expect(fake.customer(id)).toMatchObject({ name: 'CardLens agent 7', email: 'owner@example.com', metadata: { agent_id: '7', environment: 'provider-test' } });
     });
 
     it('createSubscriptionCheckout: subscription mode, card always collected, metadata on session and subscription, trial only when asked', async () => {
@@ -223,6 +232,33 @@ describe('Stripe payment provider (fake Stripe server)', () => {
       expect(invoiceFromStripe(invoice)).toMatchObject({ subscriptionId: subscription.id, amountPaid: 0, billingReason: 'subscription_create', priceId, periodEnd: retrieved!.trialEnd });
 
       expect(await provider.retrieveSubscription('sub_missing')).toBeUndefined();
+    });
+
+    it('one trial per card: the card fingerprint of a subscription (same card, same fingerprint), and ending a trial now charges at once', async () => {
+      const priceId = await planPrice(2500);
+      const first = await provider.createSubscriptionCheckout(checkoutInput(priceId, { trialDays: 7 }));
+      const a = fake.completeSubscriptionCheckout(first.id, { card: '4242424242424242' });
+      const second = await provider.createSubscriptionCheckout(checkoutInput(priceId, { trialDays: 7, customerEmail: 'other@example.com' }));
+      const c = fake.completeSubscriptionCheckout(second.id, { card: '4242424242424242' });
+      const third = await provider.createSubscriptionCheckout(checkoutInput(priceId, { trialDays: 7 }));
+      const d = fake.completeSubscriptionCheckout(third.id, { card: '5555555555554444' });
+      const fingerprint = await provider.retrieveCardFingerprint(String(a.subscription.id));
+      expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
+      expect(await provider.retrieveCardFingerprint(String(c.subscription.id))).toBe(fingerprint);
+      expect(await provider.retrieveCardFingerprint(String(d.subscription.id))).not.toBe(fingerprint);
+      expect(lastRequest('GET', `/v1/subscriptions/${String(c.subscription.id)}`).params).toMatchObject({ expand: ['default_payment_method', 'customer.invoice_settings.default_payment_method'] });
+
+      await provider.endTrialNow({ subscriptionId: String(c.subscription.id), idempotencyKey: 'end-trial:c' });
+      expect(lastRequest('POST', `/v1/subscriptions/${String(c.subscription.id)}`).params).toMatchObject({ trial_end: 'now' });
+      const ended = await provider.retrieveSubscription(String(c.subscription.id));
+      expect(ended).toMatchObject({ status: 'active' });
+      expect(ended!.trialEnd!.getTime()).toBeLessThanOrEqual(fake.now() * 1000);
+      const paid = (await collect(provider.listEvents(['invoice.paid'], since))).map((e) => invoiceFromStripe(e.object));
+      expect(paid.filter((i) => i.subscriptionId === c.subscription.id).map((i) => i.amountPaid).sort()).toEqual([0, 2500]);
+      // Not trialing any more: a second call changes nothing.
+      const posts = requestsTo('POST', `/v1/subscriptions/${String(c.subscription.id)}`).length;
+      await provider.endTrialNow({ subscriptionId: String(c.subscription.id), idempotencyKey: 'end-trial:c' });
+      expect(requestsTo('POST', `/v1/subscriptions/${String(c.subscription.id)}`)).toHaveLength(posts);
     });
 
     it('listSubscriptions lists every status created since', async () => {

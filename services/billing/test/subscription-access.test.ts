@@ -49,6 +49,13 @@ describe('subscription access (state table)', () => {
     expect(state(after(trialEnd, -1), trialing()).unlimitedGrading).toBe(true);
   });
 
+  it('a trial refused after it started (its card had another account\'s trial): no trial access, the paid period once charged', () => {
+    const refused = (now: Date, periods: PeriodFacts[] = []) => subscriptionState({ now, subscription: trialing(), periods, checkoutOpen: false, trialRefused: true });
+    expect(refused(after(t0, 1000))).toMatchObject({ unlimitedGrading: false, gradesRemaining: 0, status: 'past_due' });
+    const charged = period(t0, { paidAt: after(t0, 2000) });
+    expect(refused(after(t0, 3000), [charged])).toMatchObject({ status: 'active', unlimitedGrading: false, gradesRemaining: 5000 });
+  });
+
   it('trial deadline passes without a successful payment: access stops at the deadline, whatever the provider still says', () => {
     for (const providerStatus of ['trialing', 'active', 'past_due']) {
       expect(state(trialEnd, trialing({ providerStatus }))).toMatchObject({ status: 'past_due', unlimitedGrading: false, gradesRemaining: 0, accessEndsAt: null });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
@@ -13,6 +14,7 @@ import { applySnapshot } from '../src/use-cases/apply-subscription-event';
 import { checkPriceAnnouncements } from '../src/use-cases/check-price-announcements';
 import { createSubscriptionCheckout } from '../src/use-cases/create-subscription-checkout';
 import type { PurchaseDeps } from '../src/use-cases/purchase-deps';
+import { createdLongAgo } from '../src/use-cases/stale-creation';
 
 // Subscription checkout rules on the sandbox provider: one unfinished checkout per account (concurrent requests
 // share it), one trial per account under the trial_uses key (released only if the checkout expires unused),
@@ -41,7 +43,8 @@ function checkoutRules(prismaOf: () => PrismaClient) {
       ...over,
     };
   };
-  const request = (agentId: number, plan = 'grading_5000') => ({ agentId, plan, contactEmail: 'owner@example.com' });
+  // One owner per account: trials are one per person too (one-trial-per-person.int.test.ts).
+  const request = (agentId: number, plan = 'grading_5000') => ({ agentId, plan, contactEmail: `owner${agentId}@example.com` });
 
   it('concurrent checkouts of one account share one session and claim the trial once', async () => {
     const deps = depsWith();
@@ -54,6 +57,59 @@ function checkoutRules(prismaOf: () => PrismaClient) {
     expect(await deps.prisma.trialUse.count({ where: { agentId } })).toBe(1);
     // Another plan while it is open: 409 checkout_pending.
     await expect(createSubscriptionCheckout(deps, request(agentId, 'grading_10000'))).rejects.toMatchObject({ code: 'checkout_pending' });
+  });
+
+  // Issue 49: with the sandbox clock moved, or replicas' clocks over a minute apart, live twins looked crashed
+  // and 10 concurrent checkouts opened 10 sessions for one account.
+  it('concurrent checkouts share one session under a moved clock and under clock skew', async () => {
+    const moved = depsWith({ clock: new FakeClock(new Date(Date.now() + 30 * DAY_MS)) });
+    const movedAgent = nextAgent++;
+    const movedResults = await Promise.all(Array.from({ length: 10 }, () => createSubscriptionCheckout(moved, { agentId: movedAgent, plan: 'grading_5000', contactEmail: `moved-${movedAgent}@example.com` })));
+    expect(new Set(movedResults.map((r) => (r.kind === 'checkout' ? r.checkoutUrl : ''))).size).toBe(1);
+    expect(await moved.prisma.subscriptionCheckout.count({ where: { agentId: movedAgent } })).toBe(1);
+
+    const ahead = depsWith({ clock: new FakeClock(new Date(Date.now() + 90_000)) });
+    const behind = depsWith({ clock: new FakeClock(new Date(Date.now() - 90_000)) });
+    const skewAgent = nextAgent++;
+    const skewResults = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => createSubscriptionCheckout(i % 2 ? ahead : behind, { agentId: skewAgent, plan: 'grading_5000', contactEmail: `skew-${skewAgent}@example.com` })),
+    );
+    expect(new Set(skewResults.map((r) => (r.kind === 'checkout' ? r.checkoutUrl : ''))).size).toBe(1);
+    expect(await ahead.prisma.subscriptionCheckout.count({ where: { agentId: skewAgent } })).toBe(1);
+  });
+
+  it('a checkout row is dated by the database whatever clock its writer has', async () => {
+    const prisma = prismaOf();
+    const agentId = nextAgent++;
+    const id = randomUUID();
+    // A replica whose clock is an hour behind (Prisma sends the client's time for now() defaults).
+    await prisma.subscriptionCheckout.create({
+      data: { id, agentId, plan: 'grading_5000', priceCents: 25000, trialDays: 0, provider: 'sandbox', state: 'creating', openSlot: String(agentId), expiresAt: new Date(Date.now() + 3600_000), createdAt: new Date(Date.now() - 3600_000) },
+    });
+    const [row] = await prisma.$queryRawUnsafe<{ age_seconds: number }[]>(`SELECT extract(epoch FROM now() - created_at)::float8 AS age_seconds FROM billing.subscription_checkouts WHERE id = $1::uuid`, id);
+    expect(Math.abs(row!.age_seconds)).toBeLessThan(30);
+    expect(await createdLongAgo(prisma, 'subscription_checkouts', id)).toBe(false);
+    await prisma.subscriptionCheckout.delete({ where: { id } });
+  });
+
+  it('an open checkout at a plan price the list no longer has is expired at the provider and replaced', async () => {
+    const deps = depsWith();
+    const agentId = nextAgent++;
+    const email = `reprice-${agentId}@example.com`;
+    const first = await createSubscriptionCheckout(deps, { agentId, plan: 'grading_5000', contactEmail: email });
+    const base = defaultPricing.plans.find((p) => p.key === 'grading_5000')!;
+    const repriced: Pricing = {
+      ...defaultPricing,
+      plans: defaultPricing.plans.map((p) => (p.key === 'grading_5000' ? { ...p, priceChange: { priceCents: base.priceCents + 2500, effectiveAt: new Date(Date.now() - 1000).toISOString() } } : p)),
+    };
+    const second = await createSubscriptionCheckout(depsWith({ pricing: repriced }), { agentId, plan: 'grading_5000', contactEmail: email });
+    if (first.kind !== 'checkout' || second.kind !== 'checkout') throw new Error('expected checkouts');
+    expect(second.checkoutUrl).not.toBe(first.checkoutUrl);
+    expect((await deps.provider.retrieveCheckoutSession(first.checkoutUrl.split('/').pop()!))?.status).toBe('expired');
+    const rows = await deps.prisma.subscriptionCheckout.findMany({ where: { agentId }, orderBy: { createdAt: 'asc' } });
+    expect(rows.map((r) => [r.state, r.priceCents])).toEqual([['expired', base.priceCents], ['open', base.priceCents + 2500]]);
+    // The trial the first checkout claimed went to its replacement.
+    expect(second.trialDays).toBe(first.trialDays);
   });
 
   it('a checkout that expired unused gives the trial back; a returning subscriber gets none', async () => {
@@ -73,7 +129,7 @@ function checkoutRules(prismaOf: () => PrismaClient) {
     await deps.prisma.$transaction((tx) =>
       applySnapshot(tx, returning, {
         id: `sub_returning_${returning}`,
-        customerId: 'cus_r',
+        customerId: null,
         status: 'canceled',
         priceId: null,
         metadata: {},

@@ -1,4 +1,5 @@
 import { accountsV1, billingSandboxV1, billingV1, commonV1, dateFromTimestamp, gradingV1, isoOrNull, scansV1 } from '@cardlens/contracts';
+import { problemFor, type Problem } from '@cardlens/errors';
 import { callUnary, createClient } from '@cardlens/grpc-kit';
 import { LRUCache } from 'lru-cache';
 import { ApiKeyCache } from './api-key-cache';
@@ -40,6 +41,8 @@ export interface GradingSubscriptionView {
   pendingPlanEffectiveAtUtc: string | null;
   gradesUsed: number | null;
   accessEndsAtUtc: string | null;
+  /** Set when the account's trial was refused after it started (one trial per person): a problem record. */
+  trialRefusal: Problem | null;
 }
 
 export type Downstream = ReturnType<typeof createDownstream>;
@@ -57,8 +60,13 @@ const statusName: Record<number, string> = {
   [billingV1.SubscriptionStatus.EXPIRED]: 'expired',
 };
 
+/** Billing's trial refusal as the RFC 9457 problem the API embeds (its code is always trial_already_used). */
+export function trialRefusalProblem(baseUrl: string, refusal: billingV1.TrialRefusal | undefined): Problem | null {
+  return refusal ? problemFor(baseUrl, 'trial_already_used', refusal.detail) : null;
+}
+
 /** The one mapping of billing's SubscriptionBalance to the HTTP gradingSubscription object. */
-function toGradingSubscription(s: billingV1.SubscriptionBalance | undefined): GradingSubscriptionView {
+function toGradingSubscription(s: billingV1.SubscriptionBalance | undefined, baseUrl: string): GradingSubscriptionView {
   if (!s) throw new Error('billing returned no subscription');
   return {
     plan: s.plan ?? null,
@@ -74,10 +82,12 @@ function toGradingSubscription(s: billingV1.SubscriptionBalance | undefined): Gr
     pendingPlanEffectiveAtUtc: isoOrNull(s.pendingPlanEffectiveAt),
     gradesUsed: s.gradesUsed ?? null,
     accessEndsAtUtc: isoOrNull(s.accessEndsAt),
+    trialRefusal: trialRefusalProblem(baseUrl, s.trialRefusal),
   };
 }
 
-export type SandboxCard = '4242424242424242' | '4000000000000341';
+/** A sandbox test card: 4242 then 12 digits (pays), or 4000, 8 digits, 0341 (declines); checked by SandboxCardForm. */
+export type SandboxCard = string;
 
 export interface DownstreamOptions {
   accountsAddress: string;
@@ -94,6 +104,8 @@ export interface DownstreamOptions {
   authCacheTtlMs?: number;
   /** The longest a remembered balance or subscription view is used without a change announcement (0: asked every time). */
   billingViewTtlMs?: number;
+  /** The public base URL, for the type of problems embedded in answers (known after listen, hence a function). */
+  problemBaseUrl?: () => string;
 }
 
 /**
@@ -112,6 +124,7 @@ export function createDownstream(options: DownstreamOptions) {
   const scans = createClient(scansV1.ScansServiceClient, options.scansAddress);
   const grading = createClient(gradingV1.GradingServiceClient, options.gradingAddress);
   const deadline = { deadlineMs: options.deadlineMs };
+  const problemBaseUrl = options.problemBaseUrl ?? (() => '');
   const scanCreateDeadline = { deadlineMs: options.scanCreateDeadlineMs };
   // Purchases wait on the payment provider (its own timeout is 10 s, with retries).
   const purchaseDeadline = { deadlineMs: Math.max(options.deadlineMs, 30_000) };
@@ -195,7 +208,7 @@ export function createDownstream(options: DownstreamOptions) {
     /** Through the subscription view (BILLING_VIEW_TTL_MS, and no longer than billing says it holds). */
     async getSubscription(agentId: number): Promise<GradingSubscriptionView> {
       const { subscription } = await subscriptions.get(agentId);
-      return toGradingSubscription(subscription);
+      return toGradingSubscription(subscription, problemBaseUrl());
     },
 
     /** GET /v1/subscriptions/me: the prepaid balance and the grading subscription from one billing read. */
@@ -203,7 +216,7 @@ export function createDownstream(options: DownstreamOptions) {
       const answer = await subscriptions.get(agentId);
       let view = subscriptionViews.get(answer);
       if (!view) {
-        view = { prepaidCredits: answer.subscription?.prepaidCredits ?? 0, gradingSubscription: toGradingSubscription(answer.subscription) };
+        view = { prepaidCredits: answer.subscription?.prepaidCredits ?? 0, gradingSubscription: toGradingSubscription(answer.subscription, problemBaseUrl()) };
         subscriptionViews.set(answer, view);
       }
       return view;
@@ -229,7 +242,7 @@ export function createDownstream(options: DownstreamOptions) {
 
     async cancelSubscription(agentId: number): Promise<{ accessEndsAtUtc: string | null; subscription: GradingSubscriptionView }> {
       const response = await callUnary(billing, 'cancelSubscription', { agentId }, purchaseDeadline);
-      return { accessEndsAtUtc: isoOrNull(response.accessEndsAt), subscription: toGradingSubscription(response.subscription) };
+      return { accessEndsAtUtc: isoOrNull(response.accessEndsAt), subscription: toGradingSubscription(response.subscription, problemBaseUrl()) };
     },
 
     async getPricing(): Promise<Pricing> {

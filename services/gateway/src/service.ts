@@ -77,6 +77,7 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
     config.RATE_LIMIT_KEY_PREFIX,
     logger,
   );
+  let listenerBaseUrl = '';
   const downstream = createDownstream({
     accountsAddress: config.ACCOUNTS_GRPC_ADDRESS,
     billingAddress: config.BILLING_GRPC_ADDRESS,
@@ -87,6 +88,7 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
     gradeDeadlineMs: config.GRADE_DEADLINE_MS,
     authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
     billingViewTtlMs: bus ? config.BILLING_VIEW_TTL_MS : 0,
+    problemBaseUrl: () => listenerBaseUrl,
   });
   // Every replica must hear every announcement, so each has groups of its own, starting at the newest message
   // (its copies start empty). Forgetting is idempotent, so a redelivery is harmless.
@@ -114,6 +116,7 @@ export async function startGateway(options: { config: GatewayConfig; logger: Log
   // The base URL is only known after listen() when the port is 0 (tests, embedded mode).
   const listener = options.listener ?? (await listenGateway(config));
   const { server, port, baseUrl } = listener;
+  listenerBaseUrl = baseUrl;
 
   const app = createApp({
     downstream,

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { AppError, isErrorCode } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import type { AnalyzeOptions } from '@cardlens/vision';
+import { notStartedInTime } from './analysis-window';
 import type { AnalysisSummary, EngineReply, EngineRequest } from './engine-protocol';
 
 /** Defined (true) by the compiled builds (tools/bundle.mjs: the images' dist/main.mjs, `npm start`'s dist/). */
@@ -174,10 +175,23 @@ export class EngineProcesses {
     }
   }
 
-  /** One analysis, within the configured budget or `budgetMs` when that is shorter (the caller's deadline). */
-  async analyzeCard(input: { front: Uint8Array; back?: Uint8Array }, options: AnalyzeOptions, budgetMs = this.options.budgetMs): Promise<AnalysisSummary> {
+  /**
+   * One analysis, within the configured budget or `budgetMs` when that is shorter (the caller's deadline). `begin`,
+   * asked once a process is free and before the photo is sent to it, may still call the analysis off (its caller's
+   * start window closed while it waited for a process): then the engine never sees the photo (grader_busy).
+   */
+  async analyzeCard(
+    input: { front: Uint8Array; back?: Uint8Array },
+    options: AnalyzeOptions,
+    budgetMs = this.options.budgetMs,
+    begin: () => boolean = () => true,
+  ): Promise<AnalysisSummary> {
     if (this.closed) throw new AppError('service_unavailable', 'The grader is shutting down.');
     const process = this.free.pop() ?? (await this.waitForProcess());
+    if (!begin()) {
+      this.release(process);
+      throw notStartedInTime();
+    }
     try {
       return await process.run({ input, options }, Math.max(1, Math.min(budgetMs, this.options.budgetMs)));
     } finally {

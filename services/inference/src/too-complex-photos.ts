@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
  */
 export class TooComplexPhotos {
   private readonly until = new Map<string, number>();
+  /** Photos being analysed now, by key: the same bytes arriving meanwhile wait for that analysis's outcome. */
+  private readonly analysing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly ttlMs: number,
@@ -28,6 +30,35 @@ export class TooComplexPhotos {
     if (expires > now) return true;
     this.until.delete(key);
     return false;
+  }
+
+  /**
+   * Runs `analysis` of the photo `key` once the same bytes are no longer being analysed (a poison photo submitted
+   * several times at once reaches the engine once: the copies wait, then find it remembered). `ready`, asked after
+   * each wait, may end the wait with its own answer (the photo now remembered); `hold`, called as a copy starts to
+   * wait, takes its place among the analyses waiting (it may refuse: the queue is full) and returns its release.
+   */
+  async onePerPhoto<T>(key: string, analysis: () => Promise<T>, ready: () => void = () => {}, hold: () => () => void = () => () => {}): Promise<T> {
+    for (let running = this.analysing.get(key); running; running = this.analysing.get(key)) {
+      const release = hold();
+      try {
+        await running;
+      } finally {
+        release();
+      }
+      ready();
+    }
+    const outcome = analysis();
+    const settled = outcome.then(
+      () => {},
+      () => {},
+    );
+    this.analysing.set(key, settled);
+    try {
+      return await outcome;
+    } finally {
+      if (this.analysing.get(key) === settled) this.analysing.delete(key);
+    }
   }
 
   remember(key: string, now = Date.now()): void {

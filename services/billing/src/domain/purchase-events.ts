@@ -40,6 +40,8 @@ export interface PaidPurchase {
 /** What a provider event means for credit purchases. */
 export type PurchaseEvent =
   | { kind: 'paid'; purchase: PaidPurchase }
+  /** A confirmed payment billing cannot show to be its own: stored, not applied, flagged for reconciliation. */
+  | { kind: 'unverified'; purchase: PaidPurchase; reason: string }
   /** Completed with a delayed payment method: waiting for funds. */
   | { kind: 'processing'; checkoutSessionId: string }
   | { kind: 'failed'; checkoutSessionId: string }

@@ -3,7 +3,7 @@
  * provider reported (the subscription row) and what was paid (allowance periods). Pure, so every rule of the
  * spec's "Commercial subscription and trial" table is decided here and tested with a fake clock:
  * - the trial gives unlimited grading from checkout completion until trialEnd, by our clock, whatever the
- *   provider's status says and however late its events arrive;
+ *   provider's status says and however late its events arrive; a refused trial (one per person) gives none;
  * - a paid period gives its allowance from the moment its payment was processed until its end (a late
  *   confirmation restores access from then on and never extends the trial);
  * - a cancellation takes effect at the trial or period end; an ended subscription gives nothing.
@@ -80,6 +80,8 @@ export function subscriptionState(input: {
   periods: readonly PeriodFacts[];
   /** An unfinished subscription checkout exists. */
   checkoutOpen: boolean;
+  /** The account's trial was refused after it started (its card had another account's trial): no trial access. */
+  trialRefused?: boolean;
 }): SubscriptionState {
   const { now, subscription: s, checkoutOpen } = input;
   const nothing: SubscriptionState = {
@@ -118,7 +120,7 @@ export function subscriptionState(input: {
     pendingPlanEffectiveAt: s.cancelAtPeriodEnd ? null : s.pendingPlanEffectiveAt,
     renewable: true,
   };
-  const inTrial = s.trialEnd !== null && now < s.trialEnd && (s.trialStart === null || s.trialStart <= now);
+  const inTrial = !input.trialRefused && s.trialEnd !== null && now < s.trialEnd && (s.trialStart === null || s.trialStart <= now);
   if (inTrial) {
     return { ...base, status: 'trialing', unlimitedGrading: true, period: null, gradesRemaining: null, accessEndsAt: s.trialEnd };
   }

@@ -67,6 +67,7 @@ function balanceToProto(s: SubscriptionView): billingV1.SubscriptionBalance {
     ...(s.gradesUsed !== null ? { gradesUsed: s.gradesUsed } : {}),
     ...(s.gradesReserved !== null ? { gradesReserved: s.gradesReserved } : {}),
     accessEndsAt: ts(s.accessEndsAt),
+    trialRefusal: s.trialRefusal ?? undefined,
   };
 }
 
@@ -146,7 +147,7 @@ export function billingGrpcService(deps: BillingGrpcDeps): GrpcService {
           return {
             result: {
               $case: 'checkout',
-              value: { checkoutUrl: result.checkoutUrl, plan: result.plan, expiresAt: timestampFromDate(result.expiresAt), includesTrial: result.trialDays > 0, trialDays: result.trialDays },
+              value: { checkoutUrl: result.checkoutUrl, plan: result.plan, expiresAt: timestampFromDate(result.expiresAt), includesTrial: result.trialDays > 0, trialDays: result.trialDays, trialRefusal: result.trialRefusal ?? undefined },
             },
           };
         case 'portal':

@@ -76,16 +76,6 @@ export interface ProviderInvoice {
   created: Date;
 }
 
-/** A recurring price for a plan, found by its lookup key or created once. */
-export interface EnsurePlanPriceInput {
-  /** Unique per plan, price and environment, e.g. `cardlens_local_grading_5000_25000`. */
-  lookupKey: string;
-  productName: string;
-  amountCents: number;
-  currency: 'usd';
-  metadata: Record<string, string>;
-}
-
 export interface CreateSubscriptionCheckoutInput {
   idempotencyKey: string;
   priceId: string;
@@ -148,14 +138,72 @@ export interface ProviderEvent {
 export interface CreateCheckoutInput {
   /** Sent as the provider's idempotency key, so a retried creation never makes a second session. */
   idempotencyKey: string;
+  /** The pack's catalog price (see stripe-catalog.ts); amountCents and productName repeat what it says. */
+  priceId: string;
   amountCents: number;
   currency: 'usd';
   productName: string;
+  /** The agent's provider customer: the payment is filed under it in the dashboard. */
+  customerId: string;
+  /** Where the provider sends the receipt; null when the agent's owner gave no email. */
+  receiptEmail: string | null;
   clientReferenceId: string;
   metadata: Record<string, string>;
   expiresAt: Date;
   successUrl: string;
   cancelUrl: string;
+}
+
+/** A Product of the catalog, with an id of ours (`cardlens_<environment>_pack_<key>`), so it is made once. */
+export interface EnsureProductInput {
+  id: string;
+  name: string;
+  metadata: Record<string, string>;
+}
+
+export interface ProviderPrice {
+  id: string;
+  productId: string;
+  lookupKey: string | null;
+  unitAmount: number;
+  currency: string;
+  /** `month` for a plan's price, null for a one-time (pack) price. */
+  interval: 'month' | null;
+  active: boolean;
+  metadata: Record<string, string>;
+}
+
+export interface CreatePriceInput {
+  productId: string;
+  lookupKey: string;
+  amountCents: number;
+  currency: 'usd';
+  interval: 'month' | null;
+  metadata: Record<string, string>;
+  /** Moves the lookup key from the price holding it (a price change) instead of failing. */
+  transferLookupKey: boolean;
+  idempotencyKey: string;
+}
+
+export interface CreateCustomerInput {
+  /** Per environment and agent: instances racing to create an agent's customer get one. */
+  idempotencyKey: string;
+  name: string;
+  email: string | null;
+  /** agent_id and environment: how the customer is found again (search) and read in the dashboard. */
+  metadata: Record<string, string>;
+}
+
+/** A refund of a payment (Stripe's Refund), reduced to what the finance report shows. */
+export interface ProviderRefund {
+  id: string;
+  paymentIntentId: string | null;
+  amount: number;
+  currency: string;
+  /** pending, requires_action, succeeded, failed, canceled. */
+  status: string;
+  reason: string | null;
+  created: Date;
 }
 
 /** A shared payment token granted to us (Stripe's SharedPaymentGrantedToken, preview). */
@@ -207,6 +255,13 @@ export interface PaymentProvider {
   createCheckoutSession(input: CreateCheckoutInput): Promise<ProviderCheckoutSession>;
   /** undefined when the provider has no such session. */
   retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession | undefined>;
+  /**
+   * Ends an open session so its page can no longer be paid (Stripe's expire call; it emits
+   * checkout.session.expired). A session that is already complete, expired or unknown is left as it is.
+   */
+  expireCheckoutSession(id: string): Promise<void>;
+  /** undefined when the provider has no such payment intent. */
+  retrievePaymentIntent(id: string): Promise<ProviderPaymentIntent | undefined>;
   /** Verifies the signature over the exact bytes, then parses. Throws WebhookVerificationError. */
   verifyWebhook(payload: Buffer, signature: string): ProviderEvent;
   /** Sessions created at or after `since`, newest first. */
@@ -221,8 +276,7 @@ export interface PaymentProvider {
 
   // --- Subscriptions ---
 
-  /** The monthly recurring price for a plan: the one with this lookup key, or a new one. Returns its id. */
-  ensurePlanPrice(input: EnsurePlanPriceInput): Promise<string>;
+  // Plans' recurring prices are catalog prices (createPrice below, use-cases/sync-catalog.ts).
   /** A `subscription`-mode hosted checkout (trial with the payment method required, or charged at once). */
   createSubscriptionCheckout(input: CreateSubscriptionCheckoutInput): Promise<ProviderCheckoutSession>;
   /** undefined when the provider has no such subscription. */
@@ -242,4 +296,30 @@ export interface PaymentProvider {
   cancelAtPeriodEnd(input: { subscriptionId: string; idempotencyKey: string }): Promise<ProviderSubscription>;
   /** Subscriptions created at or after `since`, newest first (reconciliation). */
   listSubscriptions(since: Date): AsyncIterable<ProviderSubscription>;
+  /**
+   * The provider's fingerprint of the card paying the subscription (its default payment method): the same
+   * card gives the same fingerprint on any customer. null when it has no card payment method.
+   */
+  retrieveCardFingerprint(subscriptionId: string): Promise<string | null>;
+  /**
+   * Ends a trialing subscription's trial now (Stripe: trial_end `now`): the first period is invoiced and
+   * charged at once. A subscription not trialing is left as it is.
+   */
+  endTrialNow(input: { subscriptionId: string; idempotencyKey: string }): Promise<void>;
+
+  // --- Catalog, customers and refunds (finance's view of the account) ---
+
+  /** Creates the product with this id, or renames it when its name changed. Says what it did. */
+  ensureProduct(input: EnsureProductInput): Promise<'created' | 'updated' | 'unchanged'>;
+  /** The active price holding this lookup key, if any. */
+  findPriceByLookupKey(lookupKey: string): Promise<ProviderPrice | undefined>;
+  createPrice(input: CreatePriceInput): Promise<ProviderPrice>;
+  /** Archives a price: no new checkout can use it; what was bought with it is untouched. */
+  deactivatePrice(id: string): Promise<void>;
+  /** The customer whose metadata names this agent in this environment (found by search), if any. */
+  findCustomer(agentId: number, environment: string): Promise<string | undefined>;
+  createCustomer(input: CreateCustomerInput): Promise<string>;
+  updateCustomerEmail(customerId: string, email: string): Promise<void>;
+  /** Refunds created at or after `since`, newest first. */
+  listRefunds(since: Date): AsyncIterable<ProviderRefund>;
 }

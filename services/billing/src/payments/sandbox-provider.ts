@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '@cardlens/telemetry';
 import type { Prisma, PrismaClient } from '../db';
-import { PaymentProviderError, type CreateCheckoutInput, type PaymentProvider, type ProviderEvent } from './provider';
+import { PaymentProviderError, type CreateCheckoutInput, type CreateCustomerInput, type CreatePriceInput, type EnsureProductInput, type PaymentProvider, type ProviderEvent } from './provider';
 import { SandboxClock } from './sandbox-clock';
 import { createSandboxSubscriptions, sandboxCard, type SandboxPortalView } from './sandbox-subscriptions';
-import { checkoutSessionFromStripe, eventFromStripe, paymentIntentFromStripe, type StripeObject } from './stripe-objects';
+import { checkoutSessionFromStripe, eventFromStripe, paymentIntentFromStripe, priceFromStripe, type StripeObject } from './stripe-objects';
 import { signStripePayload, verifyStripeSignedEvent } from './webhook-signature';
 
 /**
@@ -176,6 +176,9 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
         amount_total: input.amountCents,
         currency: input.currency,
         client_reference_id: input.clientReferenceId,
+        customer: input.customerId,
+        sandbox_price: input.priceId,
+        receipt_email: input.receiptEmail,
         metadata: input.metadata,
         payment_intent: null,
         expires_at: unix(input.expiresAt),
@@ -193,6 +196,24 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
     async retrieveCheckoutSession(id: string) {
       const session = await current(id);
       return session ? checkoutSessionFromStripe(session) : undefined;
+    },
+
+    async expireCheckoutSession(id: string) {
+      const event = await prisma.$transaction(async (tx) => {
+        // Row lock: an expiry and a Pay click never both win.
+        await tx.$queryRaw`SELECT id FROM "billing"."sandbox_objects" WHERE id = ${id} FOR UPDATE`;
+        const session = await load(id, 'checkout.session', tx);
+        if (!session || session.status !== 'open') return undefined;
+        const expired = { ...session, status: 'expired' };
+        await save(tx, id, 'checkout.session', expired);
+        return emit(tx, 'checkout.session.expired', expired);
+      });
+      if (event) void deliver(event);
+    },
+
+    async retrievePaymentIntent(id: string) {
+      const intent = await load(id, 'payment_intent');
+      return intent ? paymentIntentFromStripe(intent) : undefined;
     },
 
     verifyWebhook: (payload: Buffer, signature: string): ProviderEvent => verifyStripeSignedEvent(payload, signature, options.webhookSecret),
@@ -250,6 +271,8 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
           amount: session.amount_total,
           currency: session.currency,
           status: 'succeeded',
+          customer: session.customer ?? null,
+          receipt_email: session.receipt_email ?? null,
           metadata: session.metadata,
           created: unix(now()),
           livemode: false,
@@ -266,13 +289,79 @@ export function createSandboxProvider(options: SandboxProviderOptions): SandboxP
       return String(session?.success_url);
     },
 
-    ensurePlanPrice: subscriptions.ensurePlanPrice,
     createSubscriptionCheckout: subscriptions.createSubscriptionCheckout,
     retrieveSubscription: subscriptions.retrieveSubscription,
     createPortalSession: subscriptions.createPortalSession,
     schedulePlanChange: subscriptions.schedulePlanChange,
     cancelAtPeriodEnd: subscriptions.cancelAtPeriodEnd,
     listSubscriptions: subscriptions.listSubscriptions,
+    retrieveCardFingerprint: subscriptions.retrieveCardFingerprint,
+    endTrialNow: subscriptions.endTrialNow,
+
+    // The catalog and customers mirror Stripe's objects (ids, lookup keys, transfer, archiving), simply.
+    async ensureProduct(input: EnsureProductInput) {
+      const existing = await load(input.id, 'product');
+      if (existing && existing.name === input.name) return 'unchanged';
+      await save(prisma, input.id, 'product', { id: input.id, object: 'product', name: input.name, active: true, metadata: input.metadata, created: Number(existing?.created ?? unix(now())) });
+      return existing ? 'updated' : 'created';
+    },
+    async findPriceByLookupKey(lookupKey: string) {
+      const row = await prisma.sandboxObject.findFirst({ where: { type: 'price', AND: [{ data: { path: ['lookup_key'], equals: lookupKey } }, { data: { path: ['active'], equals: true } }] } });
+      return row ? priceFromStripe(row.data as StripeObject) : undefined;
+    },
+    async createPrice(input: CreatePriceInput) {
+      return prisma.$transaction(async (tx) => {
+        const again = await tx.sandboxObject.findFirst({ where: { type: 'price', data: { path: ['idempotency_key'], equals: input.idempotencyKey } } });
+        if (again) return priceFromStripe(again.data as StripeObject);
+        const product = await load(input.productId, 'product', tx);
+        if (!product) throw new PaymentProviderError('invalid', `no sandbox product ${input.productId}`);
+        const holders = await tx.sandboxObject.findMany({ where: { type: 'price', data: { path: ['lookup_key'], equals: input.lookupKey } } });
+        if (holders.length > 0 && !input.transferLookupKey) throw new PaymentProviderError('invalid', `a price already uses the lookup key ${input.lookupKey}`);
+        for (const holder of holders) await save(tx, holder.id, 'price', { ...(holder.data as StripeObject), lookup_key: null });
+        const id = randomId('price_sandbox');
+        const price = {
+          id,
+          object: 'price',
+          product: input.productId,
+          product_name: product.name,
+          lookup_key: input.lookupKey,
+          unit_amount: input.amountCents,
+          currency: input.currency,
+          recurring: input.interval ? { interval: input.interval, interval_count: 1 } : null,
+          metadata: input.metadata,
+          active: true,
+          idempotency_key: input.idempotencyKey,
+          created: unix(now()),
+        };
+        await save(tx, id, 'price', price);
+        return priceFromStripe(price);
+      });
+    },
+    async deactivatePrice(id: string) {
+      const price = await load(id, 'price');
+      if (!price) throw new PaymentProviderError('not_found', `no sandbox price ${id}`);
+      await save(prisma, id, 'price', { ...price, active: false });
+    },
+    async findCustomer(agentId: number, environment: string) {
+      const row = await prisma.sandboxObject.findFirst({
+        where: { type: 'customer', AND: [{ data: { path: ['metadata', 'agent_id'], equals: String(agentId) } }, { data: { path: ['metadata', 'environment'], equals: environment } }] },
+      });
+      return row?.id;
+    },
+    async createCustomer(input: CreateCustomerInput) {
+      const again = await prisma.sandboxObject.findFirst({ where: { type: 'customer', data: { path: ['idempotency_key'], equals: input.idempotencyKey } } });
+      if (again) return again.id;
+      const id = randomId('cus_sandbox');
+      await save(prisma, id, 'customer', { id, object: 'customer', name: input.name, email: input.email, metadata: input.metadata, idempotency_key: input.idempotencyKey, created: unix(now()) });
+      return id;
+    },
+    async updateCustomerEmail(customerId: string, email: string) {
+      const customer = await load(customerId, 'customer');
+      if (!customer) throw new PaymentProviderError('not_found', `no sandbox customer ${customerId}`);
+      await save(prisma, customerId, 'customer', { ...customer, email });
+    },
+    // No money moves in the sandbox, so nothing is ever refunded.
+    async *listRefunds() {},
     getPortal: subscriptions.getPortal,
     portalAct: subscriptions.portalAct,
 

@@ -1,10 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from '@cardlens/telemetry';
 import { addMonthUtc, DAY_MS } from '../clock';
 import type { Prisma, PrismaClient } from '../db';
 import {
   PaymentProviderError,
   type CreateSubscriptionCheckoutInput,
-  type EnsurePlanPriceInput,
   type ProviderSubscription,
   type ProviderSubscriptionSchedule,
   type SchedulePlanChangeInput,
@@ -29,13 +29,24 @@ export interface SandboxStore {
   deliverAll(events: StripeObject[]): Promise<void>;
 }
 
-/** Stripe's test cards, as the sandbox understands them: 4242 pays; 0341 attaches but every charge declines. */
+/**
+ * Stripe's test cards, as the sandbox understands them: 4242 pays; 0341 attaches but every charge declines.
+ * Other numbers of the same shapes (16 digits: 4242 then any 12; 4000, any 8, then 0341) behave alike and are
+ * other cards (their own fingerprints), so tests and local trials can play several people (one trial per card).
+ */
 export const SANDBOX_CARDS = { pays: '4242424242424242', declines: '4000000000000341' } as const;
-const cardDeclines = (card: unknown): boolean => card === SANDBOX_CARDS.declines;
+const PAYING_CARD = /^4242\d{12}$/;
+const DECLINING_CARD = /^4000\d{8}0341$/;
+const cardDeclines = (card: unknown): boolean => typeof card === 'string' && DECLINING_CARD.test(card);
 export function sandboxCard(card: string | undefined): string {
   if (!card) return SANDBOX_CARDS.pays;
-  if (card !== SANDBOX_CARDS.pays && card !== SANDBOX_CARDS.declines) throw new PaymentProviderError('invalid', 'unknown sandbox test card');
+  if (!PAYING_CARD.test(card) && !DECLINING_CARD.test(card)) throw new PaymentProviderError('invalid', 'unknown sandbox test card');
   return card;
+}
+
+/** A card's fingerprint in the sandbox: stable per card number, as Stripe's is per card across customers. */
+export function sandboxCardFingerprint(card: string): string {
+  return `fp_sandbox_${createHash('sha256').update(card).digest('hex').slice(0, 16)}`;
 }
 
 /** Stripe charges a renewal about an hour after the period turns (the invoice is finalized first). */
@@ -64,7 +75,7 @@ export interface SandboxPortalView {
 }
 
 /**
- * The sandbox's subscriptions: prices, subscription checkouts, customers, subscriptions in the shape of API
+ * The sandbox's subscriptions: subscription checkouts (on the catalog's prices), customers, subscriptions in the shape of API
  * version 2025-03-31+ (period dates on the item), invoices, schedules and portal sessions, plus the billing
  * cycle itself: `runDue` moves every subscription whose trial end, period end or payment retry has passed on
  * the sandbox clock, emitting the events Stripe would (customer.subscription.updated/deleted, invoice.paid,
@@ -262,26 +273,6 @@ export function createSandboxSubscriptions(store: SandboxStore) {
   return {
     runDue,
 
-    async ensurePlanPrice(input: EnsurePlanPriceInput): Promise<string> {
-      const existing = await prisma.sandboxObject.findFirst({ where: { type: 'price', data: { path: ['lookup_key'], equals: input.lookupKey } } });
-      if (existing) return String((existing.data as StripeObject).id);
-      const id = store.randomId('price_sandbox');
-      await store.save(prisma, id, 'price', {
-        id,
-        object: 'price',
-        lookup_key: input.lookupKey,
-        unit_amount: input.amountCents,
-        currency: input.currency,
-        recurring: { interval: 'month', interval_count: 1 },
-        product: store.randomId('prod_sandbox'),
-        product_name: input.productName,
-        metadata: input.metadata,
-        active: true,
-        created: unix(clock.now()),
-      });
-      return id;
-    },
-
     async createSubscriptionCheckout(input: CreateSubscriptionCheckoutInput) {
       const existing = await prisma.sandboxObject.findFirst({ where: { type: 'checkout.session', data: { path: ['idempotency_key'], equals: input.idempotencyKey } } });
       if (existing) return checkoutSessionFromStripe(existing.data as StripeObject);
@@ -413,6 +404,36 @@ export function createSandboxSubscriptions(store: SandboxStore) {
 
     async *listSubscriptions(since: Date) {
       for (const sub of (await listOfType('subscription')).reverse()) if (at(sub.created) >= since) yield subscriptionFromStripe(sub);
+    },
+
+    async retrieveCardFingerprint(subscriptionId: string): Promise<string | null> {
+      const sub = await store.load(subscriptionId, 'subscription');
+      if (!sub) throw new PaymentProviderError('not_found', `no sandbox subscription ${subscriptionId}`);
+      const customer = await store.load(String(sub.customer), 'customer');
+      return typeof customer?.sandbox_card === 'string' ? sandboxCardFingerprint(customer.sandbox_card) : null;
+    },
+
+    /** As Stripe's trial_end `now`: the trial ends, the first period is invoiced at the full price and charged. */
+    async endTrialNow(input: { subscriptionId: string }): Promise<void> {
+      const emitted: StripeObject[] = [];
+      await prisma.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT id FROM "billing"."sandbox_objects" WHERE id = ${input.subscriptionId} FOR UPDATE`;
+        const sub = await store.load(input.subscriptionId, 'subscription', tx);
+        if (!sub) throw new PaymentProviderError('not_found', `no sandbox subscription ${input.subscriptionId}`);
+        if (sub.status !== 'trialing') return;
+        const now = clock.now();
+        const price = await priceOf(String((itemOf(sub).price as StripeObject).id), tx);
+        const periodEnd = addMonthUtc(now);
+        const inv = invoice(sub, price, Number(price.unit_amount), now, periodEnd, 'subscription_update', now);
+        await store.save(tx, String(inv.id), 'invoice', inv);
+        const ended = { ...sub, trial_end: unix(now), items: { object: 'list', data: [subscriptionItem(price, now, periodEnd)] }, latest_invoice: inv.id };
+        await store.save(tx, input.subscriptionId, 'subscription', ended);
+        await attemptCharge(tx, ended, inv, now, emitted);
+        // attemptCharge announces a change of status only from past_due; this one is trialing → active or past_due.
+        const after = (await store.load(input.subscriptionId, 'subscription', tx))!;
+        if (after.status === 'active') emitted.unshift(await store.emit(tx, 'customer.subscription.updated', after, now));
+      });
+      await store.deliverAll(emitted);
     },
 
     async getPortal(id: string): Promise<SandboxPortalView | undefined> {

@@ -4,6 +4,8 @@ import {
   type ProviderEvent,
   type ProviderInvoice,
   type ProviderPaymentIntent,
+  type ProviderPrice,
+  type ProviderRefund,
   type ProviderSubscription,
   type ProviderSubscriptionSchedule,
   type ProviderSubscriptionStatus,
@@ -122,4 +124,30 @@ export function eventFromStripe(event: StripeObject): ProviderEvent {
     throw new WebhookVerificationError('the body is not a provider event');
   }
   return { id: event.id, type: event.type, created: fromUnix(event.created), object: data.object as StripeObject };
+}
+
+export function priceFromStripe(object: StripeObject): ProviderPrice {
+  const recurring = (object.recurring ?? null) as StripeObject | null;
+  return {
+    id: String(object.id),
+    productId: idOf(object.product) ?? '',
+    lookupKey: str(object.lookup_key),
+    unitAmount: Number(object.unit_amount ?? 0),
+    currency: str(object.currency) ?? 'usd',
+    interval: recurring?.interval === 'month' ? 'month' : null,
+    active: object.active !== false,
+    metadata: metadataOf(object.metadata),
+  };
+}
+
+export function refundFromStripe(object: StripeObject): ProviderRefund {
+  return {
+    id: String(object.id),
+    paymentIntentId: idOf(object.payment_intent),
+    amount: Number(object.amount ?? 0),
+    currency: str(object.currency) ?? '',
+    status: str(object.status) ?? 'unknown',
+    reason: str(object.reason),
+    created: fromUnix(object.created),
+  };
 }

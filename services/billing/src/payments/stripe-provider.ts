@@ -5,6 +5,8 @@ import {
   fromUnix,
   idOf,
   paymentIntentFromStripe,
+  priceFromStripe,
+  refundFromStripe,
   scheduleFromStripe,
   str,
   subscriptionFromStripe,
@@ -14,8 +16,10 @@ import { verifyStripeSignedEvent } from './webhook-signature';
 import {
   PaymentProviderError,
   type CreateCheckoutInput,
+  type CreateCustomerInput,
+  type CreatePriceInput,
+  type EnsureProductInput,
   type CreateSubscriptionCheckoutInput,
-  type EnsurePlanPriceInput,
   type GrantedToken,
   type PaymentProvider,
   type ProviderEvent,
@@ -82,8 +86,6 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
   }
   const unix = (date: Date): number => Math.floor(date.getTime() / 1000);
   const createdSince = (since: Date) => ({ created: { gte: unix(since) }, limit: 100 });
-  // Prices are immutable, so a lookup key's price id never changes once found.
-  const priceIds = new Map<string, string>();
 
   const retrieveSubscriptionObject = async (id: string): Promise<StripeObject> =>
     (await stripe.subscriptions.retrieve(id)) as unknown as StripeObject;
@@ -96,11 +98,16 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
         const session = await stripe.checkout.sessions.create(
           {
             mode: 'payment',
-            line_items: [{ quantity: 1, price_data: { currency: input.currency, unit_amount: input.amountCents, product_data: { name: input.productName } } }],
+            // The catalog's price (one Product per pack), not inline price_data: a product per checkout otherwise.
+            line_items: [{ price: input.priceId, quantity: 1 }],
+            customer: input.customerId,
             client_reference_id: input.clientReferenceId,
             metadata: input.metadata,
-            // The PaymentIntent (and so the charge finance sees in the dashboard) carries the same metadata.
-            payment_intent_data: { metadata: input.metadata },
+            // The PaymentIntent (and so the charge finance sees in the dashboard) carries the same metadata;
+            // receipt_email makes Stripe email the receipt whatever the account's customer-email settings.
+            payment_intent_data: { metadata: input.metadata, ...(input.receiptEmail ? { receipt_email: input.receiptEmail } : {}) },
+            // A paid invoice (numbered, downloadable PDF, emailed with the receipt) per purchase, for bookkeeping.
+            invoice_creation: { enabled: true, invoice_data: { description: input.productName, metadata: input.metadata } },
             expires_at: Math.floor(input.expiresAt.getTime() / 1000),
             success_url: input.successUrl,
             cancel_url: input.cancelUrl,
@@ -118,6 +125,27 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
         return checkoutSessionFromStripe((await stripe.checkout.sessions.retrieve(id)) as unknown as StripeObject);
       } catch (error) {
         const mapped = providerError(error, 'retrieve checkout session');
+        if (mapped.kind === 'not_found') return undefined;
+        throw mapped;
+      }
+    },
+
+    async expireCheckoutSession(id: string) {
+      try {
+        await stripe.checkout.sessions.expire(id);
+      } catch (error) {
+        const mapped = providerError(error, 'expire checkout session');
+        // Stripe refuses to expire a session that is no longer open (paid meanwhile: its confirmation grants it).
+        if (mapped.kind === 'not_found' || mapped.kind === 'invalid') return;
+        throw mapped;
+      }
+    },
+
+    async retrievePaymentIntent(id: string) {
+      try {
+        return paymentIntentFromStripe((await stripe.paymentIntents.retrieve(id)) as unknown as StripeObject);
+      } catch (error) {
+        const mapped = providerError(error, 'retrieve payment intent');
         if (mapped.kind === 'not_found') return undefined;
         throw mapped;
       }
@@ -163,32 +191,6 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
         return paymentIntentFromStripe(intent);
       } catch (error) {
         throw providerError(error, 'confirm token payment');
-      }
-    },
-
-    async ensurePlanPrice(input: EnsurePlanPriceInput) {
-      const cached = priceIds.get(input.lookupKey);
-      if (cached) return cached;
-      try {
-        const found = await stripe.prices.list({ lookup_keys: [input.lookupKey], active: true, limit: 1 });
-        const price =
-          found.data[0] ??
-          (await stripe.prices.create(
-            {
-              currency: input.currency,
-              unit_amount: input.amountCents,
-              recurring: { interval: 'month' },
-              lookup_key: input.lookupKey,
-              product_data: { name: input.productName, metadata: input.metadata },
-              metadata: input.metadata,
-            },
-            // Two instances racing to create the same plan's price get one price.
-            { idempotencyKey: `price:${input.lookupKey}` },
-          ));
-        priceIds.set(input.lookupKey, price.id);
-        return price.id;
-      } catch (error) {
-        throw providerError(error, 'ensure plan price');
       }
     },
 
@@ -294,5 +296,121 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
     },
 
     listSubscriptions: (since) => list('subscriptions', stripe.subscriptions.list({ ...createdSince(since), status: 'all' }), subscriptionFromStripe),
+
+    async retrieveCardFingerprint(subscriptionId: string) {
+      try {
+        // Checkout sets the subscription's default payment method; the customer's default is the fallback.
+        const subscription = (await stripe.subscriptions.retrieve(subscriptionId, {
+          expand: ['default_payment_method', 'customer.invoice_settings.default_payment_method'],
+        })) as unknown as StripeObject;
+        const customer = subscription.customer as StripeObject | string | null;
+        const fromCustomer = typeof customer === 'object' && customer ? (customer.invoice_settings as StripeObject | undefined)?.default_payment_method : null;
+        const method = (subscription.default_payment_method ?? fromCustomer) as StripeObject | string | null | undefined;
+        const card = typeof method === 'object' && method ? (method.card as StripeObject | undefined) : undefined;
+        return typeof card?.fingerprint === 'string' ? card.fingerprint : null;
+      } catch (error) {
+        throw providerError(error, 'retrieve card fingerprint');
+      }
+    },
+
+    async endTrialNow(input: { subscriptionId: string; idempotencyKey: string }) {
+      try {
+        const subscription = await retrieveSubscriptionObject(input.subscriptionId);
+        if (subscription.status !== 'trialing') return;
+        // Invoices the first period and charges the default payment method now.
+        await stripe.subscriptions.update(input.subscriptionId, { trial_end: 'now', proration_behavior: 'none' }, { idempotencyKey: input.idempotencyKey });
+      } catch (error) {
+        throw providerError(error, 'end trial now');
+      }
+    },
+
+    async ensureProduct(input: EnsureProductInput) {
+      try {
+        let product: Stripe.Product | undefined;
+        try {
+          product = await stripe.products.retrieve(input.id);
+        } catch (error) {
+          if (providerError(error, 'retrieve product').kind !== 'not_found') throw error;
+        }
+        if (!product) {
+          await stripe.products.create({ id: input.id, name: input.name, metadata: input.metadata }, { idempotencyKey: `product:${input.id}` });
+          return 'created';
+        }
+        if (product.name === input.name && product.active) return 'unchanged';
+        await stripe.products.update(input.id, { name: input.name, active: true, metadata: input.metadata });
+        return 'updated';
+      } catch (error) {
+        throw providerError(error, 'ensure product');
+      }
+    },
+
+    async findPriceByLookupKey(lookupKey: string) {
+      try {
+        const found = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 });
+        return found.data[0] ? priceFromStripe(found.data[0] as unknown as StripeObject) : undefined;
+      } catch (error) {
+        throw providerError(error, 'find price');
+      }
+    },
+
+    async createPrice(input: CreatePriceInput) {
+      try {
+        const price = await stripe.prices.create(
+          {
+            product: input.productId,
+            currency: input.currency,
+            unit_amount: input.amountCents,
+            lookup_key: input.lookupKey,
+            ...(input.transferLookupKey ? { transfer_lookup_key: true } : {}),
+            ...(input.interval ? { recurring: { interval: input.interval } } : {}),
+            metadata: input.metadata,
+          },
+          { idempotencyKey: input.idempotencyKey },
+        );
+        return priceFromStripe(price as unknown as StripeObject);
+      } catch (error) {
+        throw providerError(error, 'create price');
+      }
+    },
+
+    async deactivatePrice(id: string) {
+      try {
+        await stripe.prices.update(id, { active: false });
+      } catch (error) {
+        throw providerError(error, 'deactivate price');
+      }
+    },
+
+    async findCustomer(agentId: number, environment: string) {
+      try {
+        // Search lags writes by about a minute: the customers table and the idempotency key cover that gap.
+        const found = await stripe.customers.search({ query: `metadata['agent_id']:'${agentId}' AND metadata['environment']:'${environment}'`, limit: 1 });
+        return found.data[0]?.id;
+      } catch (error) {
+        throw providerError(error, 'find customer');
+      }
+    },
+
+    async createCustomer(input: CreateCustomerInput) {
+      try {
+        const customer = await stripe.customers.create(
+          { name: input.name, ...(input.email ? { email: input.email } : {}), metadata: input.metadata },
+          { idempotencyKey: input.idempotencyKey },
+        );
+        return customer.id;
+      } catch (error) {
+        throw providerError(error, 'create customer');
+      }
+    },
+
+    async updateCustomerEmail(customerId: string, email: string) {
+      try {
+        await stripe.customers.update(customerId, { email });
+      } catch (error) {
+        throw providerError(error, 'update customer');
+      }
+    },
+
+    listRefunds: (since) => list('refunds', stripe.refunds.list(createdSince(since)), refundFromStripe),
   };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock';
 import type { PrismaClient } from '../db';
 import type { SubscriptionStatus } from '../domain/subscription-access';
+import { trialRefusal, type TrialRefusal } from '../domain/trial-owner';
 import { getBalance } from './get-balance';
 import { loadSubscriptionState } from './load-subscription-state';
 
@@ -26,6 +27,8 @@ export interface SubscriptionView {
   pendingPlanEffectiveAt: Date | null;
   /** How long (ms of billing's clock) this view holds unless something is written; 0: no deadline ahead. */
   holdsForMs: number;
+  /** Set when the account's trial was refused after it started (one trial per person): it gives no access. */
+  trialRefusal: TrialRefusal | null;
 }
 
 /** GET /v1/subscriptions/me (and the balances of GET /v1/agents/me): prepaid credits and the grading subscription. */
@@ -33,7 +36,7 @@ export async function getSubscription(
   deps: { prisma: PrismaClient; clock: Clock; pricing: { plans: { key: string; gradesPerMonth: number }[] } },
   agentId: number,
 ): Promise<SubscriptionView> {
-  const [balance, { state, now, changesAt }] = await Promise.all([getBalance(deps, agentId), loadSubscriptionState(deps.prisma, deps.clock, agentId)]);
+  const [balance, { state, now, changesAt, trialRefusal: refusal }] = await Promise.all([getBalance(deps, agentId), loadSubscriptionState(deps.prisma, deps.clock, agentId)]);
   const plan = state.plan ? deps.pricing.plans.find((p) => p.key === state.plan) : undefined;
   return {
     prepaidCredits: balance.credits,
@@ -53,5 +56,6 @@ export async function getSubscription(
     pendingPlan: state.pendingPlan,
     pendingPlanEffectiveAt: state.pendingPlanEffectiveAt,
     holdsForMs: changesAt ? Math.max(1, changesAt.getTime() - now.getTime()) : 0,
+    trialRefusal: trialRefusal(refusal),
   };
 }

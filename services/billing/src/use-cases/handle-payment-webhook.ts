@@ -2,9 +2,11 @@ import { AppError } from '@cardlens/errors';
 import { interpretPurchaseEvent } from '../domain/purchase-events';
 import { interpretSubscriptionEvent, isSubscriptionEvent } from '../domain/subscription-events';
 import { WebhookVerificationError, type ProviderEvent } from '../payments/provider';
+import { checkTrialCard } from './check-trial-card';
 import type { PurchaseDeps } from './purchase-deps';
-import { recordPaymentEvent, type PaymentEventSource } from './record-payment-event';
+import { insertPaymentEvent, recordPaymentEvent, type PaymentEventSource } from './record-payment-event';
 import { recordSubscriptionEvent } from './record-subscription-event';
+import { foreignSubscriptionCheckout, verifyOwnPayment } from './verify-own-payment';
 
 export interface IngestedEvent {
   eventId: string;
@@ -37,11 +39,32 @@ export async function handlePaymentWebhook(deps: PurchaseDeps, payload: Buffer, 
 export async function ingestPaymentEvent(deps: PurchaseDeps, event: ProviderEvent, source: PaymentEventSource): Promise<IngestedEvent> {
   if (isSubscriptionEvent(event)) {
     const meaning = interpretSubscriptionEvent(event, deps.environment);
+    const foreign = meaning.kind === 'checkout_completed' ? await foreignSubscriptionCheckout(deps, meaning) : undefined;
+    if (foreign) {
+      deps.logger.warn({ eventId: event.id, type: event.type, reason: foreign, checkoutSessionId: meaning.kind === 'checkout_completed' ? meaning.checkoutSessionId : null }, 'subscription checkout not applied: not one billing created; flagged for reconciliation');
+      const recorded = await insertPaymentEvent(deps.prisma, {
+        id: event.id,
+        type: event.type,
+        occurredAt: event.created,
+        source,
+        checkoutSessionId: meaning.kind === 'checkout_completed' ? meaning.checkoutSessionId : null,
+        confirmsPayment: false,
+        flaggedReason: foreign,
+        summary: { outcome: 'unverified', agentId: meaning.kind === 'checkout_completed' ? meaning.agentId : null },
+      });
+      return { eventId: event.id, type: event.type, duplicate: !recorded };
+    }
+    // One trial per card: provider calls first, outside the transaction (a failure here is redelivered).
+    await checkTrialCard(deps, meaning);
     const recorded = await deps.prisma.$transaction((tx) => recordSubscriptionEvent(tx, { id: event.id, type: event.type, occurredAt: event.created, source }, meaning, deps.logger));
     if (recorded) deps.nudgeOutbox();
     return { eventId: event.id, type: event.type, duplicate: !recorded };
   }
-  const meaning = interpretPurchaseEvent(event, deps.environment);
+  const interpreted = interpretPurchaseEvent(event, deps.environment);
+  const meaning = interpreted.kind === 'paid' ? await verifyOwnPayment(deps, interpreted.purchase) : interpreted;
+  if (meaning.kind === 'unverified') {
+    deps.logger.warn({ eventId: event.id, type: event.type, reason: meaning.reason, checkoutSessionId: meaning.purchase.checkoutSessionId, paymentIntentId: meaning.purchase.paymentIntentId }, 'payment confirmation not applied: not a payment billing set up; flagged for reconciliation');
+  }
   const recorded = await deps.prisma.$transaction((tx) => recordPaymentEvent(tx, { id: event.id, type: event.type, occurredAt: event.created, source }, meaning));
   if (recorded && meaning.kind === 'paid') deps.nudgeOutbox();
   return { eventId: event.id, type: event.type, duplicate: !recorded };

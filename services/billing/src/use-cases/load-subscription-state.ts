@@ -11,6 +11,8 @@ export interface LoadedSubscription {
   now: Date;
   /** When `state` next changes by the clock alone (nextDeadline); null: not by the clock. */
   changesAt: Date | null;
+  /** Why the account's trial was refused after it started (trial_uses.refusal), if it was. */
+  trialRefusal: string | null;
 }
 
 /** An agent's newest subscription: the current one (a returning subscriber's old ones stay for the record). */
@@ -21,17 +23,19 @@ export function currentSubscriptionOf(client: Client, agentId: number): Promise<
 /** Reads what the access rules need (subscription, its recent periods, an open checkout) and derives the state. */
 export async function loadSubscriptionState(client: Client, clock: Clock, agentId: number): Promise<LoadedSubscription> {
   const now = clock.now();
-  const [subscription, checkout] = await Promise.all([
+  const [subscription, checkout, trial] = await Promise.all([
     currentSubscriptionOf(client, agentId),
     client.subscriptionCheckout.findFirst({ where: { agentId, state: { in: ['creating', 'open'] }, expiresAt: { gt: now } }, select: { expiresAt: true } }),
+    client.trialUse.findUnique({ where: { agentId }, select: { refusal: true } }),
   ]);
   const periods: PeriodFacts[] = subscription
     ? await client.allowancePeriod.findMany({ where: { subscriptionId: subscription.id, periodEnd: { gt: now } }, orderBy: { periodStart: 'desc' }, take: 4 })
     : [];
   return {
-    state: subscriptionState({ now, subscription, periods, checkoutOpen: checkout !== null }),
+    state: subscriptionState({ now, subscription, periods, checkoutOpen: checkout !== null, trialRefused: Boolean(trial?.refusal) }),
     subscription,
     now,
     changesAt: nextDeadline({ now, subscription, periods, checkoutExpiresAt: checkout?.expiresAt ?? null }),
+    trialRefusal: trial?.refusal ?? null,
   };
 }

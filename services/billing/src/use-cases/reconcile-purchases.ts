@@ -55,7 +55,8 @@ export interface ReconcileOptions {
 }
 
 /** A paid credit purchase as the provider reports it. */
-interface ProviderPaid {
+export interface ProviderPaid {
+  /** The checkout session id (checkout rail) or payment intent id (token rail): the ledger key's suffix. */
   id: string;
   rail: 'checkout' | 'shared_payment_token';
   created: Date;
@@ -63,11 +64,43 @@ interface ProviderPaid {
   pack: string | null;
   credits: number | null;
   amountCents: number;
+  currency: string;
+  paymentIntentId: string | null;
+  customerId: string | null;
+}
+
+/** The provider's paid purchases and the ledger's purchase entries, side by side (the report's input too). */
+export interface PurchaseComparison {
+  /** Listed from `since` − 1 day, by id. */
+  paid: Map<string, ProviderPaid>;
+  paidInWindow: ProviderPaid[];
+  /** Purchase ledger entries created in [since − 1 day, until). */
+  entries: LedgerEntry[];
+  mismatches: Mismatch[];
 }
 
 const KEY_PREFIX = 'purchase:';
 
 export async function reconcilePurchases(deps: PurchaseDeps, options: ReconcileOptions): Promise<ReconcileReport> {
+  const { since, until } = options;
+  const { paidInWindow, entries, mismatches } = await comparePurchases(deps, options);
+  const report: ReconcileReport = {
+    since: since.toISOString(),
+    until: until?.toISOString() ?? null,
+    provider: deps.provider.name,
+    providerPaid: paidInWindow.length,
+    ledgerPurchases: entries.length,
+    mismatches,
+    repaired: [],
+    alreadyIngested: [],
+    unrepairable: [],
+  };
+  const missing = mismatches.filter((m) => m.kind === 'paid_not_granted');
+  if (options.repair && missing.length > 0) await repair(deps, since, missing, report);
+  return report;
+}
+
+export async function comparePurchases(deps: PurchaseDeps, options: { since: Date; until?: Date }): Promise<PurchaseComparison> {
   const { since, until } = options;
   const lookFrom = new Date(since.getTime() - LEDGER_SLACK_MS);
   const inWindow = (date: Date) => date >= since && (!until || date < until);
@@ -99,21 +132,7 @@ export async function reconcilePurchases(deps: PurchaseDeps, options: ReconcileO
     const mismatch = await checkUnlistedGrant(deps, entry, id, lookFrom);
     if (mismatch) mismatches.push(mismatch);
   }
-
-  const report: ReconcileReport = {
-    since: since.toISOString(),
-    until: until?.toISOString() ?? null,
-    provider: deps.provider.name,
-    providerPaid: paidInWindow.length,
-    ledgerPurchases: entries.length,
-    mismatches,
-    repaired: [],
-    alreadyIngested: [],
-    unrepairable: [],
-  };
-  const missing = mismatches.filter((m) => m.kind === 'paid_not_granted');
-  if (options.repair && missing.length > 0) await repair(deps, since, missing, report);
-  return report;
+  return { paid, paidInWindow, entries, mismatches };
 }
 
 /** Mismatches this run left standing: all but the paid_not_granted it repaired. */
@@ -125,18 +144,20 @@ export function unresolvedMismatches(report: ReconcileReport): Mismatch[] {
 async function listProviderPaid(deps: PurchaseDeps, from: Date): Promise<Map<string, ProviderPaid>> {
   const paid = new Map<string, ProviderPaid>();
   for await (const session of deps.provider.listCheckoutSessions(from)) {
-    if (isOurPurchase(session.metadata, deps.environment) && isPaidCheckoutSession(session)) paid.set(session.id, fromMetadata(session.id, 'checkout', session.created, session.metadata, session.amountTotal ?? 0));
+    if (isOurPurchase(session.metadata, deps.environment) && isPaidCheckoutSession(session)) {
+      paid.set(session.id, { ...fromMetadata(session.id, 'checkout', session.created, session.metadata, session.amountTotal ?? 0), currency: session.currency ?? 'usd', paymentIntentId: session.paymentIntentId, customerId: session.customerId });
+    }
   }
   for await (const intent of deps.provider.listPaymentIntents(from)) {
     // Checkout payments' intents carry rail `checkout` and are counted through their session.
     if (isOurPurchase(intent.metadata, deps.environment) && intent.metadata.rail === 'shared_payment_token' && intent.status === 'succeeded') {
-      paid.set(intent.id, fromMetadata(intent.id, 'shared_payment_token', intent.created, intent.metadata, intent.amount));
+      paid.set(intent.id, { ...fromMetadata(intent.id, 'shared_payment_token', intent.created, intent.metadata, intent.amount), currency: intent.currency, paymentIntentId: intent.id, customerId: null });
     }
   }
   return paid;
 }
 
-function fromMetadata(id: string, rail: ProviderPaid['rail'], created: Date, metadata: Record<string, string>, amountCents: number): ProviderPaid {
+function fromMetadata(id: string, rail: ProviderPaid['rail'], created: Date, metadata: Record<string, string>, amountCents: number): Omit<ProviderPaid, 'currency' | 'paymentIntentId' | 'customerId'> {
   const int = (value: string | undefined) => (value !== undefined && Number.isSafeInteger(Number(value)) ? Number(value) : null);
   return { id, rail, created, agentId: int(metadata.agent_id), pack: metadata.pack ?? null, credits: int(metadata.credits), amountCents };
 }

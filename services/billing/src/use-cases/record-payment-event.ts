@@ -9,7 +9,8 @@ export type PaymentEventSource = 'webhook' | 'return' | 'token' | 'repair';
 /**
  * Stores a payment event once by its id and applies what it means, in the caller's transaction:
  * a payment writes a PaymentConfirmationReceived to billing's outbox (billing grants the credits from it,
- * accounts marks the agent paid); processing/failed/expired move our session record. Returns false when the
+ * accounts marks the agent paid); processing/failed/expired move our session record; an unverified payment is
+ * kept with its flag and nothing else (see verify-own-payment.ts). Returns false when the
  * event id was already recorded: nothing is applied twice.
  */
 export async function recordPaymentEvent(
@@ -17,15 +18,17 @@ export async function recordPaymentEvent(
   event: { id: string; type: string; occurredAt: Date; source: PaymentEventSource },
   meaning: PurchaseEvent,
 ): Promise<boolean> {
-  const sessionId = meaning.kind === 'paid' ? meaning.purchase.checkoutSessionId : meaning.kind === 'ignored' ? null : meaning.checkoutSessionId;
+  const purchase = 'purchase' in meaning ? meaning.purchase : undefined;
+  const sessionId = 'checkoutSessionId' in meaning ? meaning.checkoutSessionId : (purchase?.checkoutSessionId ?? null);
   const inserted = await insertPaymentEvent(tx, {
     id: event.id,
     type: event.type,
     occurredAt: event.occurredAt,
     source: event.source,
     checkoutSessionId: sessionId,
-    paymentIntentId: meaning.kind === 'paid' ? meaning.purchase.paymentIntentId : null,
+    paymentIntentId: purchase?.paymentIntentId ?? null,
     confirmsPayment: meaning.kind === 'paid',
+    flaggedReason: meaning.kind === 'unverified' ? meaning.reason : null,
     summary: summaryOf(meaning),
   });
   if (!inserted) return false;
@@ -47,6 +50,7 @@ export async function recordPaymentEvent(
     case 'expired':
       await tx.checkoutSession.updateMany({ where: { providerSessionId: meaning.checkoutSessionId, state: { in: ['creating', 'open'] } }, data: { state: 'expired', openSlot: null } });
       break;
+    case 'unverified':
     case 'ignored':
       break;
   }
@@ -77,9 +81,9 @@ function confirmationOf(event: { id: string; type: string }, purchase: PaidPurch
 
 /** The audit summary kept with the event: ids, amounts, the outcome. Never card or customer details. */
 function summaryOf(meaning: PurchaseEvent): Prisma.InputJsonValue {
-  if (meaning.kind === 'paid') {
+  if (meaning.kind === 'paid' || meaning.kind === 'unverified') {
     const p = meaning.purchase;
-    return { outcome: 'paid', agentId: p.agentId, pack: p.pack, credits: p.credits, amountCents: p.amountCents, currency: p.currency };
+    return { outcome: meaning.kind, agentId: p.agentId, pack: p.pack, credits: p.credits, amountCents: p.amountCents, currency: p.currency };
   }
   return meaning.kind === 'ignored' ? { outcome: 'ignored', reason: meaning.reason } : { outcome: meaning.kind };
 }

@@ -1,8 +1,8 @@
 import { isoOrNull, type billingV1 } from '@cardlens/contracts';
-import { AppError } from '@cardlens/errors';
+import { AppError, type Problem } from '@cardlens/errors';
 import { z } from 'zod';
 import { ContactEmail, PlanRequest } from '../contract/schemas';
-import type { GradingSubscriptionView } from '../downstream';
+import { trialRefusalProblem, type GradingSubscriptionView } from '../downstream';
 import { parseInput, registerAgent, type RegistrationView } from './agents';
 import type { AppContext, Caller } from './context';
 
@@ -13,7 +13,7 @@ export const PLAN_KEYS = ['grading_5000', 'grading_10000'] as const;
 export const planInput = PlanRequest;
 
 export type CheckoutView =
-  | { action: 'checkout'; plan: string; checkoutUrl: string; expiresAt: string | null; trialDays: number; message: string }
+  | { action: 'checkout'; plan: string; checkoutUrl: string; expiresAt: string | null; trialDays: number; trialRefusal: Problem | null; message: string }
   | { action: 'portal'; portalUrl: string; message: string }
   | { action: 'scheduled'; plan: string; pendingPlan: string; effectiveAtUtc: string | null; message: string };
 
@@ -33,15 +33,19 @@ export async function subscribeGrading(ctx: AppContext, caller: Caller, raw: unk
     case 'checkout': {
       const offer = result.value;
       const trialDays = offer.includesTrial ? offer.trialDays : 0;
+      const trialRefusal = trialRefusalProblem(ctx.baseUrl, offer.trialRefusal);
       return {
         action: 'checkout',
         plan: offer.plan,
         checkoutUrl: offer.checkoutUrl,
         expiresAt: isoOrNull(offer.expiresAt),
         trialDays,
+        trialRefusal,
         message: offer.includesTrial
           ? `Ask the account owner to open checkoutUrl and add a payment method; the ${trialDays}-day trial starts after checkout and nothing is charged until it ends.`
-          : 'Ask the account owner to open checkoutUrl; the plan is charged at checkout (no trial for returning subscribers).',
+          : trialRefusal
+            ? `Ask the account owner to open checkoutUrl; the plan is charged at checkout, without a trial: ${trialRefusal.detail}`
+            : 'Ask the account owner to open checkoutUrl; the plan is charged at checkout (no trial for returning subscribers).',
       };
     }
     case 'portalUrl':
@@ -109,6 +113,8 @@ export interface GradingTrialView {
   checkoutUrl: string | null;
   expiresAt: string | null;
   trialDays: number;
+  /** Set when the owner already had a trial on another account: no trial, the plan is charged at checkout. */
+  trialRefusal: Problem | null;
   message: string;
 }
 
@@ -132,10 +138,13 @@ export async function startGradingTrial(ctx: AppContext, raw: unknown, clientIp:
       checkoutUrl: checkout.checkoutUrl,
       expiresAt: checkout.expiresAt,
       trialDays: checkout.trialDays,
-      message: `Store apiKey now: it is shown only once. Give checkoutUrl to the account owner: they add a payment method on the hosted page (never collect card details yourself). The ${checkout.trialDays}-day unlimited grading trial starts once they complete it; check with check_credits.`,
+      trialRefusal: checkout.trialRefusal,
+      message: checkout.trialRefusal
+        ? `Store apiKey now: it is shown only once. Give checkoutUrl to the account owner: they add a payment method on the hosted page (never collect card details yourself). No trial: ${checkout.trialRefusal.detail}`
+        : `Store apiKey now: it is shown only once. Give checkoutUrl to the account owner: they add a payment method on the hosted page (never collect card details yourself). The ${checkout.trialDays}-day unlimited grading trial starts once they complete it; check with check_credits.`,
     };
   } catch (error) {
     const why = error instanceof AppError ? error.detail : 'the checkout could not be created';
-    return { ...base, checkoutUrl: null, expiresAt: null, trialDays: 0, message: `Store apiKey now: it is shown only once. The account exists but no checkout link could be made (${why}); call subscribe_grading with this key to get one.` };
+    return { ...base, checkoutUrl: null, expiresAt: null, trialDays: 0, trialRefusal: null, message: `Store apiKey now: it is shown only once. The account exists but no checkout link could be made (${why}); call subscribe_grading with this key to get one.` };
   }
 }

@@ -35,6 +35,7 @@ export const errorDescriptions = {
   idempotency_key_reused: { condition: 'same key, different request' },
   subscription_exists: { condition: 'a subscription on that plan already exists' },
   checkout_pending: { condition: 'an unfinished checkout for another plan exists, or the checkout is not completed yet' },
+  trial_already_used: { condition: "never an error response: embedded as `trialRefusal` in a checkout answer or subscription view when the owner's email or card already had a trial on another account (one trial per person; the plan is charged at once)", listed: "never an error response: embedded as trialRefusal in a checkout answer or subscription view when the owner's email or card already had a trial on another account (one trial per person; the plan is charged at once)" },
   plan_change_conflict: { condition: 'plan change not possible in the current subscription state' },
   grade_refunded: { condition: 'the key belongs to a refunded commercial grade; use a new key' },
   request_timeout: { condition: 'the request (headers within 10 s, the whole request within 60 s) was not received in time; the connection is closed', listed: 'the request (headers within 10 s, the whole request within 60 s) was not received in time' },

@@ -121,8 +121,10 @@ export const tags = [
 (10,000 grades per month, USD 449.00). The key of the 10,000-grade plan, \`grading_10000\`, is our choice (the
 specification names only \`grading_5000\`). A new account gets a 7-day unlimited grading trial after the owner
 completes the hosted checkout with a payment method; the plan is charged automatically when the trial ends.
-A returning subscriber pays immediately and gets no second trial. Unused grades expire at period end (no
-rollover).
+A returning subscriber pays immediately and gets no second trial. One trial per person as well: an account
+whose owner (normalised contact email) or card already had a trial on another account pays at once too, and
+\`trialRefusal\` (a \`trial_already_used\` problem record) on the checkout answer or subscription view says why.
+Unused grades expire at period end (no rollover).
 
 Subscription \`status\` values:
 - \`none\`: never subscribed; no grading access.

@@ -494,9 +494,10 @@ problem+json otherwise. Limited per client IP like the other open endpoints.
     description: `**Checkout rail** (default): the response has \`checkoutUrl\`; hand it to a human or an agentic checkout flow.
 Credits are granted automatically by the payment confirmation within seconds. While an agent's session for a
 pack is open, asking again for the same pack returns the same \`checkoutUrl\` (no second session); an unpaid
-session expires after about 24 h (\`expiresAt\`) and a new request then creates a new one. The credits and price
-are fixed when the session is created: a paid session grants what was sold even if prices change before
-payment. After paying, the owner lands on \`GET /checkout/success\`. Agents must never collect payment-card
+session expires after about 24 h (\`expiresAt\`) and a new request then creates a new one. Offers follow the price
+list: when the pack's credits or price have changed since the open session was created, the next request expires
+that session (its page can no longer be paid) and returns a new one at the current list. The credits and price
+are fixed when the session is created: a session paid before it was replaced grants what it sold. After paying, the owner lands on \`GET /checkout/success\`. Agents must never collect payment-card
 details.
 
 **Shared payment token rail** (preview, needs server-side enablement): send \`sharedPaymentToken\`; credits are
@@ -554,7 +555,12 @@ discriminated by \`action\`:
 - \`checkout\`: a hosted checkout URL for the owner. New accounts (status \`none\`, never trialed) get the 7-day
   trial with a payment method required (\`trialDays\` 7); returning subscribers (\`cancelled\`, \`expired\`) pay
   immediately (\`trialDays\` 0). Repeating the request for the same plan while \`checkout_pending\` returns the
-  same open session.
+  same open session, unless the plan's price has changed since it was created: that session is then expired
+  (its page can no longer be paid) and a new one at the current price returned. One trial per person: when the
+  owner's contact email (normalised: case, \`+tag\`, Gmail dots) already had a trial on another account,
+  \`trialDays\` is 0, the plan is charged at checkout, and \`trialRefusal\` (a \`trial_already_used\` problem
+  record) says why; it is null otherwise. A trial whose card already had one on another account is ended at
+  once after checkout and shown as \`trialRefusal\` on \`GET /v1/subscriptions/me\`.
 - \`portal\`: the subscription is \`past_due\`; the owner fixes the payment method in the billing portal.
 - \`scheduled\`: the account has a \`trialing\` or \`active\` subscription on the other plan; the change is
   scheduled for the next renewal (or the trial end) exactly as \`POST /v1/subscriptions/change-plan\` does.
@@ -565,7 +571,7 @@ for the other plan exists) or \`plan_change_conflict\` (see change-plan); 503 \`
 `,
     requestBody: { required: true, content: { "application/json": { schema: PlanRequest, example: { plan: 'grading_5000' } } } },
     responses: [
-      { status: "200", description: 'Checkout link, portal link, or scheduled plan change.', headers: AUTHENTICATED_SUCCESS, content: { "application/json": { schema: CheckoutResponse, example: { action: 'checkout', plan: 'grading_5000', checkoutUrl: 'https://checkout.stripe.com/c/pay/cs_test_456', expiresAt: '2026-11-03T10:00:00Z', trialDays: 7, message: 'Ask the account owner to open checkoutUrl and add a payment method; the 7-day trial starts after checkout and nothing is charged until it ends.' } } } },
+      { status: "200", description: 'Checkout link, portal link, or scheduled plan change.', headers: AUTHENTICATED_SUCCESS, content: { "application/json": { schema: CheckoutResponse, example: { action: 'checkout', plan: 'grading_5000', checkoutUrl: 'https://checkout.stripe.com/c/pay/cs_test_456', expiresAt: '2026-11-03T10:00:00Z', trialDays: 7, trialRefusal: null, message: 'Ask the account owner to open checkoutUrl and add a payment method; the 7-day trial starts after checkout and nothing is charged until it ends.' } } } },
       problems('`invalid_plan`, `contact_email_required` or `invalid_body`.', ["invalid_plan", "contact_email_required", "invalid_body"]),
       responses.Unauthorized,
       problems('`subscription_exists`, `checkout_pending` or `plan_change_conflict`.', ["subscription_exists", "checkout_pending", "plan_change_conflict"]),
@@ -668,7 +674,7 @@ payment provider, a grade settled by the grading service) shows within about a s
 10 seconds. A trial, period or checkout deadline shows from the moment it passes.
 `,
     responses: [
-      { status: "200", description: 'Balances.', headers: AUTHENTICATED_SUCCESS, content: { "application/json": { schema: SubscriptionBalance, example: { prepaidCredits: 3, plan: 'grading_5000', status: 'trialing', unlimitedGrading: true, trialEndsAtUtc: '2026-11-09T10:00:00Z', gradesRemaining: null, monthlyAllowance: 5000, currentPeriodStartUtc: null, currentPeriodEndUtc: null, cancelAtPeriodEnd: false, pendingPlan: null, pendingPlanEffectiveAtUtc: null, gradesUsed: null, accessEndsAtUtc: '2026-11-09T10:00:00Z' } } } },
+      { status: "200", description: 'Balances.', headers: AUTHENTICATED_SUCCESS, content: { "application/json": { schema: SubscriptionBalance, example: { prepaidCredits: 3, plan: 'grading_5000', status: 'trialing', unlimitedGrading: true, trialEndsAtUtc: '2026-11-09T10:00:00Z', gradesRemaining: null, monthlyAllowance: 5000, currentPeriodStartUtc: null, currentPeriodEndUtc: null, cancelAtPeriodEnd: false, pendingPlan: null, pendingPlanEffectiveAtUtc: null, gradesUsed: null, accessEndsAtUtc: '2026-11-09T10:00:00Z', trialRefusal: null } } } },
       responses.Unauthorized,
       responses.RateLimited,
       responses.InternalError,

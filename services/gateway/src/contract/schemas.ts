@@ -150,6 +150,15 @@ export type SubscriptionStatus = z.output<typeof SubscriptionStatus>;
 export const NullableDateTime = dateTime().nullable().meta({ id: 'NullableDateTime' });
 export type NullableDateTime = z.output<typeof NullableDateTime>;
 
+/**
+ * Why an account gets no trial although it never had one (one trial per person: its owner's email or its card
+ * already had one on another account). A problem record embedded in a successful answer, not an error response.
+ */
+export const TrialRefusal = problem(['trial_already_used']).meta({
+  id: 'TrialRefusal',
+  description: 'RFC 9457 problem record (`trial_already_used`) embedded in a 200 answer: the trial is refused and the plan is charged at once, as for a returning subscriber.',
+});
+
 export const GradingSubscription = z.object({
   plan: PlanKey.nullable(),
   status: SubscriptionStatus,
@@ -164,6 +173,7 @@ export const GradingSubscription = z.object({
   pendingPlanEffectiveAtUtc: NullableDateTime,
   gradesUsed: z.int().min(0).nullable().meta({ description: 'Grades committed in the current paid period; null during the trial and without a paid period.' }),
   accessEndsAtUtc: NullableDateTime.meta({ description: 'The trial end or the paid period end, when grading access ends unless a payment renews it; null without access.' }),
+  trialRefusal: TrialRefusal.nullable().meta({ description: "Set when the account's trial was refused after checkout because the card already had a trial on another account (one trial per person): the trial was ended at once, the plan charged, and no trial access is given. null otherwise." }),
 }).meta({ description: `Subscription grade balance. \`gradesRemaining\` is null only while \`unlimitedGrading\` is true (null means
 unlimited, not zero). \`monthlyAllowance\` is the plan's grades per month (null without a plan);
 \`currentPeriodStartUtc\`/\`currentPeriodEndUtc\` are the paid period (null during the trial and without a
@@ -605,7 +615,8 @@ export const CheckoutSessionResponse = z.object({
   plan: PlanKey,
   checkoutUrl: z.url().meta({ description: 'Hosted checkout for the owner (payment details are entered only there).' }),
   expiresAt: dateTime().meta({ description: 'About 24 h after creation.' }),
-  trialDays: z.int().min(0).meta({ description: '7 for a new account, 0 for a returning subscriber (charged immediately).' }),
+  trialDays: z.int().min(0).meta({ description: '7 for a new account, 0 for a returning subscriber or a refused trial (charged immediately).' }),
+  trialRefusal: TrialRefusal.nullable().meta({ description: "Set when the account never had a trial but its owner's email (normalised) already had one on another account: `trialDays` is 0 and the plan is charged at checkout. null otherwise." }),
   message: z.string(),
 }).meta({ id: 'CheckoutSessionResponse' });
 export type CheckoutSessionResponse = z.output<typeof CheckoutSessionResponse>;
@@ -639,7 +650,11 @@ export const CancelResponse = z.object({
 export type CancelResponse = z.output<typeof CancelResponse>;
 
 export const SandboxCardForm = z.object({
-  card: z.enum(["4242424242424242", "4000000000000341"]).meta({ description: '`4242424242424242` pays; `4000000000000341` attaches but every charge declines.' }).optional(),
+  card: z
+    .string()
+    .regex(/^(4242\d{12}|4000\d{8}0341)$/, { error: 'card must be a sandbox test card: 4242424242424242 or 4000000000000341 (or another 16-digit number of the same shape)' })
+    .meta({ description: '`4242424242424242` pays; `4000000000000341` attaches but every charge declines. Other 16-digit numbers of the same shapes (`4242` then any 12 digits; `4000`, any 8, then `0341`) behave alike and are other cards with their own fingerprints, to try several people (one trial per card).' })
+    .optional(),
 }).meta({ description: "A sandbox form's test card choice (sandbox pages only; never real card details).", id: 'SandboxCardForm' });
 export type SandboxCardForm = z.output<typeof SandboxCardForm>;
 

@@ -87,6 +87,12 @@ const scanAccepted = z.looseObject({
   links: z.object({ self: z.string() }),
 });
 
+/** One trial per person: why a trial is refused (a trial_already_used problem record), null when it is not. */
+const trialRefusalView = z
+  .looseObject({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.literal('trial_already_used') })
+  .nullable()
+  .describe("Set when the owner's email or card already had a trial on another account: no trial, the plan is charged at once.");
+
 const subscriptionView = z.looseObject({
   plan: z.string().nullable(),
   status: z.enum(['none', 'checkout_pending', 'trialing', 'active', 'past_due', 'cancelled', 'expired']),
@@ -95,6 +101,7 @@ const subscriptionView = z.looseObject({
   gradesRemaining: z.number().int().nullable(),
   monthlyAllowance: z.number().int().nullable(),
   currentPeriodEndUtc: z.string().nullable(),
+  trialRefusal: trialRefusalView,
 });
 
 const KEY_NOTE = 'Needs the API key (Authorization: Bearer <key> or X-Api-Key on the MCP request).';
@@ -120,9 +127,9 @@ const startGradingTrialTool: ToolDefinition = {
   name: 'start_grading_trial',
   title: 'Start a grading-subscription trial',
   description:
-    "Create a grading-only business account (no prepaid credits) and a subscription checkout link for its owner. Returns the API key (shown once: store it) and checkoutUrl: give checkoutUrl to the human owner, who adds a payment method on the hosted page; never ask for or handle card details. The 7-day unlimited grading trial starts when the owner completes checkout (check with check_credits); the plan is charged after the trial. No key needed; same per-IP limits as register_agent.",
+    "Create a grading-only business account (no prepaid credits) and a subscription checkout link for its owner. Returns the API key (shown once: store it) and checkoutUrl: give checkoutUrl to the human owner, who adds a payment method on the hosted page; never ask for or handle card details. The 7-day unlimited grading trial starts when the owner completes checkout (check with check_credits); the plan is charged after the trial. One trial per person: when the owner's email or card already had one on another account, trialRefusal says so and the plan is charged at once. No key needed; same per-IP limits as register_agent.",
   input: gradingTrialInput,
-  output: z.looseObject({ agentId: z.number().int(), apiKey: z.string(), plan: z.string(), checkoutUrl: z.string().nullable(), expiresAt: z.string().nullable(), trialDays: z.number().int(), message: z.string() }),
+  output: z.looseObject({ agentId: z.number().int(), apiKey: z.string(), plan: z.string(), checkoutUrl: z.string().nullable(), expiresAt: z.string().nullable(), trialDays: z.number().int(), trialRefusal: trialRefusalView, message: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   needsKey: false,
   async run(ctx, args) {
@@ -134,9 +141,9 @@ const startGradingTrialTool: ToolDefinition = {
 const subscribeGradingTool: ToolDefinition = {
   name: 'subscribe_grading',
   title: 'Subscribe to a grading plan',
-  description: `Get the hosted checkout link for a grading plan (grading_5000: 5,000 grades a month, USD 250; grading_10000: 10,000, USD 449), for the account owner to open; a first subscription starts with a 7-day unlimited trial. When already subscribed to the other plan the change is scheduled for the next renewal; when past due, a billing-portal link is returned instead. Asking again returns the same open link. Charges nothing itself. ${KEY_NOTE}`,
+  description: `Get the hosted checkout link for a grading plan (grading_5000: 5,000 grades a month, USD 250; grading_10000: 10,000, USD 449), for the account owner to open; a first subscription starts with a 7-day unlimited trial (one per person: trialRefusal says why when the owner already had one). When already subscribed to the other plan the change is scheduled for the next renewal; when past due, a billing-portal link is returned instead. Asking again returns the same open link. Charges nothing itself. ${KEY_NOTE}`,
   input: planInput,
-  output: z.looseObject({ action: z.enum(['checkout', 'portal', 'scheduled']), message: z.string() }),
+  output: z.looseObject({ action: z.enum(['checkout', 'portal', 'scheduled']), trialRefusal: trialRefusalView.optional(), message: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   needsKey: true,
   async run(ctx, args, caller) {

@@ -21,6 +21,7 @@ const BRIEF_CODES: Record<string, number> = {
   missing_back_image: 400, missing_idempotency_key: 400, invalid_plan: 400, contact_email_required: 400,
   not_found: 404, grade_not_found: 404, report_not_found: 404, subscription_not_found: 404, checkout_not_found: 404, method_not_allowed: 405,
   card_not_found: 422, image_too_complex: 422, nothing_assessable: 422, idempotency_key_reused: 409, subscription_exists: 409, checkout_pending: 409, plan_change_conflict: 409,
+  trial_already_used: 409,
   grade_refunded: 409, request_timeout: 408, body_too_large: 413, unsupported_media_type: 415, headers_too_large: 431, internal_error: 500,
   billing_unavailable: 503, grader_unavailable: 503, grader_busy: 503, service_unavailable: 503,
 };
@@ -212,7 +213,7 @@ describe('OpenAPI document', () => {
     expect(schemas.GradingSubscription!.required).toEqual([
       'plan', 'status', 'unlimitedGrading', 'trialEndsAtUtc', 'gradesRemaining', 'monthlyAllowance',
       'currentPeriodStartUtc', 'currentPeriodEndUtc', 'cancelAtPeriodEnd', 'pendingPlan', 'pendingPlanEffectiveAtUtc',
-      'gradesUsed', 'accessEndsAtUtc',
+      'gradesUsed', 'accessEndsAtUtc', 'trialRefusal',
     ]);
     const description = doc.info.description ?? '';
     for (const text of ['60 requests per minute per API key', '120 requests per minute', '5 registration attempts per hour',

@@ -18,7 +18,7 @@ const agent = (contactEmail: string | null): AgentIdentity => ({
 const balance = (overrides: Partial<GradingSubscriptionView> = {}): GradingSubscriptionView => ({
   plan: 'grading_5000', status: 'active', unlimitedGrading: false, trialEndsAtUtc: null, gradesRemaining: 4998,
   monthlyAllowance: 5000, currentPeriodStartUtc: '2026-11-01T00:00:00.000Z', currentPeriodEndUtc: AT,
-  cancelAtPeriodEnd: false, pendingPlan: null, pendingPlanEffectiveAtUtc: null, gradesUsed: 2, accessEndsAtUtc: AT,
+  cancelAtPeriodEnd: false, pendingPlan: null, pendingPlanEffectiveAtUtc: null, gradesUsed: 2, accessEndsAtUtc: AT, trialRefusal: null,
   ...overrides,
 });
 
@@ -89,10 +89,26 @@ describe('POST /v1/subscriptions/checkout', () => {
     expect(r.status).toBe(200);
     expect(calls).toEqual([['createSubscriptionCheckout', 7, 'grading_5000', 'owner@example.com']]);
     expect(r.json).toEqual({
-      action: 'checkout', plan: 'grading_5000', checkoutUrl: 'https://checkout.example/cs_1', expiresAt: AT, trialDays: 7,
+      action: 'checkout', plan: 'grading_5000', checkoutUrl: 'https://checkout.example/cs_1', expiresAt: AT, trialDays: 7, trialRefusal: null,
       message: 'Ask the account owner to open checkoutUrl and add a payment method; the 7-day trial starts after checkout and nothing is charged until it ends.',
     });
     expect(r.headers.get('x-credits-remaining')).toBe('3');
+  });
+
+  it('the second trial of one person: no trial days and a trial_already_used problem record in the 200 answer', async () => {
+    const detail = "The account owner's email already had a grading trial on another account: one trial per person. This checkout charges the plan at once.";
+    checkoutResult = {
+      $case: 'checkout',
+      value: { checkoutUrl: 'https://checkout.example/cs_3', plan: 'grading_5000', expiresAt: timestampFromIso(AT), includesTrial: false, trialDays: 0, trialRefusal: { code: 'trial_already_used', detail } },
+    };
+    const r = await call('POST', '/v1/subscriptions/checkout', { headers: KEY, json: { plan: 'grading_5000' } });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({
+      action: 'checkout',
+      trialDays: 0,
+      trialRefusal: { type: 'http://gateway.test/api-docs/errors#trial_already_used', title: 'Trial already used', status: 409, detail, code: 'trial_already_used' },
+      message: `Ask the account owner to open checkoutUrl; the plan is charged at checkout, without a trial: ${detail}`,
+    });
   });
 
   it('maps a returning subscriber’s checkout, the portal and a scheduled change', async () => {

@@ -8,11 +8,17 @@
  * turn goes to the account with the fewest analyses on the engine now; among those, to the scan queued earliest
  * (then the job that arrived first). One account's burst (or a flood of photos that take the engine long) thus
  * takes at most its share of the slots while other accounts wait, and with one account waiting it is plain FCFS.
+ *
+ * Copies of the same photos (same content hashes) never hold two turns: a copy waits, without a turn, until the
+ * scan of those photos on the engine is done (a poison photo sent again and again then reaches the engine once,
+ * and its copies are answered from the inference service's memory instead of holding slots other accounts need).
  */
 export class EngineTurns {
   /** Analyses on the engine now, in all and per account. */
   private running = 0;
   private readonly runningByAgent = new Map<number, number>();
+  /** Turns held now per photo key (the scan's front and back content hashes). */
+  private readonly runningByPhoto = new Map<string, number>();
   private readonly waiting: Waiting[] = [];
   private arrivals = 0;
 
@@ -31,17 +37,23 @@ export class EngineTurns {
    * (release() may be called more than once). While waiting it calls `heartbeat` every few seconds (a Kafka
    * consumer's liveness); when `signal` aborts (the worker stops) it stops waiting and throws.
    */
-  async take(scan: { agentId: number; queuedAt: Date }, options: { signal?: AbortSignal; heartbeat?: () => Promise<void> } = {}): Promise<{ release(): void }> {
+  async take(
+    scan: { agentId: number; queuedAt: Date; photoKey?: string | null },
+    options: { signal?: AbortSignal; heartbeat?: () => Promise<void> } = {},
+  ): Promise<{ release(): void }> {
     const { signal, heartbeat } = options;
     if (signal?.aborted) throw new Error('the scan worker is stopping');
-    if (this.running < this.slots && this.waiting.length === 0) return this.granted(scan.agentId);
-    const entry: Waiting = { agentId: scan.agentId, queuedAt: scan.queuedAt.getTime(), arrival: this.arrivals++, grant: () => {} };
+    const photo = scan.photoKey ?? undefined;
+    if (this.running < this.slots && this.waiting.length === 0 && !this.onEngine(photo)) return this.granted(scan.agentId, photo);
+    const entry: Waiting = { agentId: scan.agentId, photo, queuedAt: scan.queuedAt.getTime(), arrival: this.arrivals++, grant: () => {} };
     let beat: NodeJS.Timeout | undefined;
     let onAbort = () => {};
     try {
       await new Promise<void>((resolve, reject) => {
         entry.grant = resolve;
         this.waiting.push(entry);
+        // A slot left free for copies of photos on the engine goes to this scan if it may have it.
+        this.fillFreeSlots();
         if (heartbeat) beat = setInterval(() => void heartbeat().catch(() => {}), this.heartbeatMs);
         onAbort = () => {
           const index = this.waiting.indexOf(entry);
@@ -55,26 +67,29 @@ export class EngineTurns {
       clearInterval(beat);
       signal?.removeEventListener('abort', onAbort);
     }
-    return this.granted(scan.agentId, true);
+    return this.granted(scan.agentId, photo, true);
   }
 
-  /** A turn; `handedOver` when a release passed its slot on (then it is counted already, in all and for its account). */
-  private granted(agentId: number, handedOver = false): { release(): void } {
+  /**
+   * A turn; `handedOver` when a release (or fillFreeSlots) passed a slot on (then it is counted already, in all, for
+   * its account and for its photo).
+   */
+  private granted(agentId: number, photo: string | undefined, handedOver = false): { release(): void } {
     if (!handedOver) {
       this.running++;
-      this.count(agentId, +1);
+      this.count(agentId, photo, +1);
     }
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
-        this.count(agentId, -1);
+        this.count(agentId, photo, -1);
         // The slot goes straight to the next waiter, counted for its account at once (a second release in the
         // same tick must see it), so no later arrival can take it in between.
         const next = this.next();
         if (next) {
-          this.count(next.agentId, +1);
+          this.count(next.agentId, next.photo, +1);
           next.grant();
         } else {
           this.running--;
@@ -83,16 +98,39 @@ export class EngineTurns {
     };
   }
 
-  private count(agentId: number, delta: number): void {
+  /** Free slots (left free while only copies of photos on the engine waited) to the waiters that may have them. */
+  private fillFreeSlots(): void {
+    while (this.running < this.slots) {
+      const next = this.next();
+      if (!next) return;
+      this.running++;
+      this.count(next.agentId, next.photo, +1);
+      next.grant();
+    }
+  }
+
+  private onEngine(photo: string | undefined): boolean {
+    return photo !== undefined && this.runningByPhoto.has(photo);
+  }
+
+  private count(agentId: number, photo: string | undefined, delta: number): void {
     const now = (this.runningByAgent.get(agentId) ?? 0) + delta;
     if (now === 0) this.runningByAgent.delete(agentId);
     else this.runningByAgent.set(agentId, now);
+    if (photo === undefined) return;
+    const copies = (this.runningByPhoto.get(photo) ?? 0) + delta;
+    if (copies === 0) this.runningByPhoto.delete(photo);
+    else this.runningByPhoto.set(photo, copies);
   }
 
-  /** Removes and returns the waiter to serve next: fewest analyses of its account running, then queued earliest. */
+  /**
+   * Removes and returns the waiter to serve next: fewest analyses of its account running, then queued earliest;
+   * never a copy of photos on the engine now.
+   */
   private next(): Waiting | undefined {
     let best = -1;
     for (let i = 0; i < this.waiting.length; i++) {
+      if (this.onEngine(this.waiting[i]!.photo)) continue;
       if (best < 0 || this.before(this.waiting[i]!, this.waiting[best]!)) best = i;
     }
     return best < 0 ? undefined : this.waiting.splice(best, 1)[0];
@@ -109,6 +147,8 @@ export class EngineTurns {
 
 interface Waiting {
   agentId: number;
+  /** The scan's photo key (content hashes), if known. */
+  photo: string | undefined;
   queuedAt: number;
   arrival: number;
   grant: () => void;

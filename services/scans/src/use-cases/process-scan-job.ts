@@ -6,6 +6,7 @@ import { AppError } from '@cardlens/errors';
 import type { Logger } from '@cardlens/telemetry';
 import type { PrismaClient } from '../db';
 import type { Downstream } from '../downstream';
+import { analysisFailure } from '../domain/analysis-deadline';
 import type { EngineTurns } from '../domain/engine-turns';
 import { sectionsFor } from '../domain/modules';
 import { replaceReportLink } from './report-links';
@@ -61,14 +62,21 @@ export type ScanJobOutcome = 'completed' | 'failed' | 'skipped' | 'superseded';
  * completed, failed or abandoned is skipped; a redelivered scan (its worker died mid-job) is processed again
  * from the stored images; results are written under a key of their own run and the scan completes with a
  * conditional update, so only one run's result is ever shown. Transient failures throw (the bus redelivers
- * with backoff) until the last attempt, which marks the scan failed; a photo without a card fails at once.
+ * with backoff) until the last attempt, which marks the scan failed; a photo without a card fails at once, and
+ * one the engine could not analyse (past its budget, undecodable, or an analysis call that ran out its deadline:
+ * domain/analysis-deadline.ts) fails at once, refunded.
  */
 export async function processScanJob(deps: ProcessScanDeps, job: ScanJob): Promise<ScanJobOutcome> {
-  const waiting = await deps.prisma.scan.findUnique({ where: { id: BigInt(job.scanId) }, select: { status: true, createdAt: true, agentId: true } });
+  const waiting = await deps.prisma.scan.findUnique({
+    where: { id: BigInt(job.scanId) },
+    select: { status: true, createdAt: true, agentId: true, frontSha256: true, backSha256: true },
+  });
   if (!waiting || (waiting.status !== 'queued' && waiting.status !== 'processing')) return 'skipped';
-  // The scan stays queued until its turn on the engine: a fair share per account, then scans queued earlier first.
+  // The scan stays queued until its turn on the engine: a fair share per account, then scans queued earlier first;
+  // a copy of photos on the engine waits for that scan to be done (by their content hashes).
+  const photoKey = waiting.frontSha256 ? `${waiting.frontSha256}:${waiting.backSha256 ?? ''}` : null;
   const turn = deps.turns
-    ? await deps.turns.take({ agentId: waiting.agentId, queuedAt: waiting.createdAt }, { signal: job.signal, heartbeat: job.heartbeat })
+    ? await deps.turns.take({ agentId: waiting.agentId, queuedAt: waiting.createdAt, photoKey }, { signal: job.signal, heartbeat: job.heartbeat })
     : { release: () => {} };
   try {
     return await runScanJob(deps, job, turn);
@@ -208,12 +216,14 @@ async function analyze(
   input: { front: Uint8Array; back?: Uint8Array; grading: boolean; overlay: boolean },
 ): Promise<inferenceV1.AnalyzeCardResponse & { evidence: commonV1.IdentificationEvidence }> {
   const request = { front: Buffer.from(input.front), wantGrading: input.grading, wantEvidence: true, wantOverlay: input.overlay };
+  // A call that ran out its deadline had the photo on the engine: it fails the scan (refunded), never redelivered.
+  const analyzeCard = (r: inferenceV1.AnalyzeCardRequest) => deps.downstream.analyzeCard(r).catch((error: unknown) => Promise.reject(analysisFailure(error)));
   let response: inferenceV1.AnalyzeCardResponse;
   try {
-    response = await deps.downstream.analyzeCard({ ...request, ...(input.back ? { back: Buffer.from(input.back) } : {}) });
+    response = await analyzeCard({ ...request, ...(input.back ? { back: Buffer.from(input.back) } : {}) });
   } catch (error) {
     if (!(input.back && error instanceof AppError && error.code === 'card_not_found')) throw error;
-    response = await deps.downstream.analyzeCard(request);
+    response = await analyzeCard(request);
   }
   if (!response.evidence) throw new Error('inference returned no identification evidence');
   return { ...response, evidence: response.evidence };

@@ -387,7 +387,24 @@ export interface SubscriptionBalance {
    * When grading access ends unless a payment renews it: the trial end or the paid period end (absent
    * without access).
    */
-  accessEndsAt?: Timestamp | undefined;
+  accessEndsAt?:
+    | Timestamp
+    | undefined;
+  /**
+   * Set when the account's trial was refused after it started (its card already had a trial on another
+   * account: one trial per person); the trial gives no access and the plan was charged at once.
+   */
+  trialRefusal?: TrialRefusal | undefined;
+}
+
+/**
+ * Why an account gets no trial although it never had one: its owner (normalised contact email) or its card
+ * already had a trial on another account. The gateway renders it as an RFC 9457 problem of this code.
+ */
+export interface TrialRefusal {
+  /** `trial_already_used` (packages/errors). */
+  code: string;
+  detail: string;
 }
 
 export interface GetSubscriptionRequest {
@@ -427,6 +444,11 @@ export interface SubscriptionCheckout {
    */
   includesTrial: boolean;
   trialDays: number;
+  /**
+   * Set when the account never had a trial but its owner already had one on another account: no trial,
+   * the plan is charged at checkout.
+   */
+  trialRefusal?: TrialRefusal | undefined;
 }
 
 /** A plan change scheduled for the next renewal. */
@@ -3281,6 +3303,7 @@ function createBaseSubscriptionBalance(): SubscriptionBalance {
     gradesUsed: undefined,
     gradesReserved: undefined,
     accessEndsAt: undefined,
+    trialRefusal: undefined,
   };
 }
 
@@ -3333,6 +3356,9 @@ export const SubscriptionBalance: MessageFns<SubscriptionBalance> = {
     }
     if (message.accessEndsAt !== undefined) {
       Timestamp.encode(message.accessEndsAt, writer.uint32(130).fork()).join();
+    }
+    if (message.trialRefusal !== undefined) {
+      TrialRefusal.encode(message.trialRefusal, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -3478,6 +3504,14 @@ export const SubscriptionBalance: MessageFns<SubscriptionBalance> = {
             message.accessEndsAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.trialRefusal = TrialRefusal.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3564,6 +3598,11 @@ export const SubscriptionBalance: MessageFns<SubscriptionBalance> = {
         : isSet(object.access_ends_at)
         ? fromJsonTimestamp(object.access_ends_at)
         : undefined,
+      trialRefusal: isSet(object.trialRefusal)
+        ? TrialRefusal.fromJSON(object.trialRefusal)
+        : isSet(object.trial_refusal)
+        ? TrialRefusal.fromJSON(object.trial_refusal)
+        : undefined,
     };
   },
 
@@ -3617,6 +3656,9 @@ export const SubscriptionBalance: MessageFns<SubscriptionBalance> = {
     if (message.accessEndsAt !== undefined) {
       obj.accessEndsAt = fromTimestamp(message.accessEndsAt).toISOString();
     }
+    if (message.trialRefusal !== undefined) {
+      obj.trialRefusal = TrialRefusal.toJSON(message.trialRefusal);
+    }
     return obj;
   },
 
@@ -3652,6 +3694,94 @@ export const SubscriptionBalance: MessageFns<SubscriptionBalance> = {
     message.accessEndsAt = (object.accessEndsAt !== undefined && object.accessEndsAt !== null)
       ? Timestamp.fromPartial(object.accessEndsAt)
       : undefined;
+    message.trialRefusal = (object.trialRefusal !== undefined && object.trialRefusal !== null)
+      ? TrialRefusal.fromPartial(object.trialRefusal)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseTrialRefusal(): TrialRefusal {
+  return { code: "", detail: "" };
+}
+
+export const TrialRefusal: MessageFns<TrialRefusal> = {
+  encode(message: TrialRefusal, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.detail !== "") {
+      writer.uint32(18).string(message.detail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TrialRefusal {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTrialRefusal();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TrialRefusal {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+    };
+  },
+
+  toJSON(message: TrialRefusal): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TrialRefusal>, I>>(base?: I): TrialRefusal {
+    return TrialRefusal.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TrialRefusal>, I>>(object: I): TrialRefusal {
+    const message = createBaseTrialRefusal();
+    message.code = object.code ?? "";
+    message.detail = object.detail ?? "";
     return message;
   },
 };
@@ -3934,7 +4064,14 @@ export const CreateSubscriptionCheckoutRequest: MessageFns<CreateSubscriptionChe
 };
 
 function createBaseSubscriptionCheckout(): SubscriptionCheckout {
-  return { checkoutUrl: "", plan: "", expiresAt: undefined, includesTrial: false, trialDays: 0 };
+  return {
+    checkoutUrl: "",
+    plan: "",
+    expiresAt: undefined,
+    includesTrial: false,
+    trialDays: 0,
+    trialRefusal: undefined,
+  };
 }
 
 export const SubscriptionCheckout: MessageFns<SubscriptionCheckout> = {
@@ -3953,6 +4090,9 @@ export const SubscriptionCheckout: MessageFns<SubscriptionCheckout> = {
     }
     if (message.trialDays !== 0) {
       writer.uint32(40).int32(message.trialDays);
+    }
+    if (message.trialRefusal !== undefined) {
+      TrialRefusal.encode(message.trialRefusal, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -4010,6 +4150,14 @@ export const SubscriptionCheckout: MessageFns<SubscriptionCheckout> = {
             message.trialDays = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.trialRefusal = TrialRefusal.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4045,6 +4193,11 @@ export const SubscriptionCheckout: MessageFns<SubscriptionCheckout> = {
         : isSet(object.trial_days)
         ? globalThis.Number(object.trial_days)
         : 0,
+      trialRefusal: isSet(object.trialRefusal)
+        ? TrialRefusal.fromJSON(object.trialRefusal)
+        : isSet(object.trial_refusal)
+        ? TrialRefusal.fromJSON(object.trial_refusal)
+        : undefined,
     };
   },
 
@@ -4065,6 +4218,9 @@ export const SubscriptionCheckout: MessageFns<SubscriptionCheckout> = {
     if (message.trialDays !== 0) {
       obj.trialDays = Math.round(message.trialDays);
     }
+    if (message.trialRefusal !== undefined) {
+      obj.trialRefusal = TrialRefusal.toJSON(message.trialRefusal);
+    }
     return obj;
   },
 
@@ -4080,6 +4236,9 @@ export const SubscriptionCheckout: MessageFns<SubscriptionCheckout> = {
       : undefined;
     message.includesTrial = object.includesTrial ?? false;
     message.trialDays = object.trialDays ?? 0;
+    message.trialRefusal = (object.trialRefusal !== undefined && object.trialRefusal !== null)
+      ? TrialRefusal.fromPartial(object.trialRefusal)
+      : undefined;
     return message;
   },
 };
