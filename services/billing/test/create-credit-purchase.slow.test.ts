@@ -1,46 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDatabase, migrate, openPrisma, serviceLayout, type Database, type OpenPrisma } from '@cardlens/db';
 import { createLogger } from '@cardlens/telemetry';
-import { PrismaClient } from '../src/db';
-import { DAY_MS, FakeClock, systemClock } from '../src/clock';
+import { DAY_MS, FakeClock } from '../src/clock';
 import { defaultPricing } from '../src/domain/pricing';
 import { createSandboxProvider } from '../src/payments/sandbox-provider';
-import { billingServiceDir } from '../src/service';
 import { createCreditPurchase } from '../src/use-cases/create-credit-purchase';
 import type { PurchaseDeps } from '../src/use-cases/purchase-deps';
+import { migratedPglite, testPurchaseDeps, type MigratedPglite } from './purchase-fixture';
 
 // The checkout rail's session rules on PGlite with the sandbox provider: one open session per agent and pack,
 // handed out again while it has time left; one about to expire is retired and replaced; concurrent requests
 // share one session; prices are fixed per session.
 describe('createCreditPurchase', () => {
-  let database: Database;
-  let open: OpenPrisma<PrismaClient>;
+  let open: MigratedPglite;
   const depsWith = (overrides: Partial<PurchaseDeps>): PurchaseDeps => {
-    const prisma = open.prisma;
     const logger = createLogger('t', { write: () => {} });
-    return {
-      prisma,
-      clock: systemClock,
-      logger,
-      pricing: defaultPricing,
-      provider: createSandboxProvider({ prisma, webhookSecret: 'whsec_unit', webhookUrl: 'http://127.0.0.1:9/none', publicBaseUrl: 'http://127.0.0.1:8080', logger }),
-      environment: 'unit',
-      publicBaseUrl: 'http://127.0.0.1:8080',
-      checkoutTtlMs: 24 * 3600_000 - 120_000,
-      sharedPaymentTokensEnabled: false,
-      nudgeOutbox: () => {},
-      ...overrides,
-    };
+    const provider = createSandboxProvider({ prisma: open.prisma, webhookSecret: 'whsec_unit', webhookUrl: 'http://127.0.0.1:9/none', publicBaseUrl: 'http://127.0.0.1:8080', logger });
+    return testPurchaseDeps(open.prisma, provider, { logger, ...overrides });
   };
 
   beforeAll(async () => {
-    database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
-    await migrate({ ...serviceLayout(billingServiceDir), database });
-    open = await openPrisma(PrismaClient, database);
+    open = await migratedPglite();
   }, 60_000);
   afterAll(async () => {
     await open?.close();
-    await database?.close();
   });
 
   it('hands the open session out again, per pack', async () => {

@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createDatabase, migrate, openPrisma, serviceLayout, type Database, type OpenPrisma } from '@cardlens/db';
-import { createLogger } from '@cardlens/telemetry';
 import { FakeStripeServer } from '@cardlens/testing';
-import { systemClock } from '../src/clock';
-import { PrismaClient } from '../src/db';
 import { defaultPricing, type Pricing } from '../src/domain/pricing';
 import { createStripeProvider } from '../src/payments/stripe-provider';
-import { billingServiceDir } from '../src/service';
 import { createCreditPurchase } from '../src/use-cases/create-credit-purchase';
 import { createSubscriptionCheckout } from '../src/use-cases/create-subscription-checkout';
 import { financeReport, financeReportCsv, flaggedRows } from '../src/use-cases/finance-report';
 import { fulfilCreditPurchase } from '../src/use-cases/fulfil-credit-purchase';
 import type { PurchaseDeps } from '../src/use-cases/purchase-deps';
 import { syncCatalog } from '../src/use-cases/sync-catalog';
+import { migratedPglite, testPurchaseDeps, type MigratedPglite } from './purchase-fixture';
 
 // Finance's view of the Stripe account, against the FAKE Stripe server: the catalog sync (products and prices
 // by lookup key, idempotent, following a price change), credit checkouts on the catalog's price under the
@@ -22,19 +18,15 @@ type Params = Record<string, unknown>;
 
 describe('finance-clean Stripe account (fake Stripe server)', () => {
   let fake: FakeStripeServer;
-  let database: Database;
-  let open: OpenPrisma<PrismaClient>;
+  let open: MigratedPglite;
   let environment = 0;
 
   beforeAll(async () => {
     fake = await FakeStripeServer.start();
-    database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
-    await migrate({ ...serviceLayout(billingServiceDir), database });
-    open = await openPrisma(PrismaClient, database);
+    open = await migratedPglite();
   }, 60_000);
   afterAll(async () => {
     await open?.close();
-    await database?.close();
     await fake?.stop();
   });
   beforeEach(() => {
@@ -44,18 +36,8 @@ describe('finance-clean Stripe account (fake Stripe server)', () => {
 
   /** A fresh process (empty caches) in this test's environment. */
   function depsFor(pricing: Pricing = defaultPricing): PurchaseDeps {
-    return {
-      prisma: open.prisma,
-      pricing,
-      provider: createStripeProvider({ secretKey: 'sk_test_finance', webhookSecret: 'whsec_finance_test', apiBaseUrl: fake.baseUrl, timeoutMs: 2000, sptApiVersion: '2026-04-22.preview' }),
-      environment: `fin${environment}`,
-      publicBaseUrl: 'https://api.example',
-      checkoutTtlMs: 24 * 3600_000 - 120_000,
-      sharedPaymentTokensEnabled: false,
-      clock: systemClock,
-      logger: createLogger('finance-test', { write: () => {} }),
-      nudgeOutbox: () => {},
-    };
+    const provider = createStripeProvider({ secretKey: 'sk_test_finance', webhookSecret: 'whsec_finance_test', apiBaseUrl: fake.baseUrl, timeoutMs: 2000, sptApiVersion: '2026-04-22.preview' });
+    return testPurchaseDeps(open.prisma, provider, { pricing, environment: `fin${environment}`, publicBaseUrl: 'https://api.example' });
   }
   const posts = (path: RegExp) => fake.requests.filter((r) => r.method === 'POST' && path.test(r.path));
   const sessionCreates = () => posts(/^\/v1\/checkout\/sessions$/).map((r) => r.params);

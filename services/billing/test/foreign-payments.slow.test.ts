@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDatabase, migrate, openPrisma, serviceLayout, type Database, type OpenPrisma } from '@cardlens/db';
 import { createLogger } from '@cardlens/telemetry';
-import { PrismaClient } from '../src/db';
-import { systemClock } from '../src/clock';
-import { defaultPricing } from '../src/domain/pricing';
 import { createSandboxProvider, type SandboxProvider } from '../src/payments/sandbox-provider';
 import { signStripePayload } from '../src/payments/webhook-signature';
-import { billingServiceDir } from '../src/service';
 import { createCreditPurchase } from '../src/use-cases/create-credit-purchase';
 import { financeReport, financeReportCsv } from '../src/use-cases/finance-report';
 import { handlePaymentWebhook } from '../src/use-cases/handle-payment-webhook';
 import type { PurchaseDeps } from '../src/use-cases/purchase-deps';
+import { migratedPglite, testPurchaseDeps, type MigratedPglite } from './purchase-fixture';
 
 // Issue 49, point 8: a validly signed confirmation grants only for a payment billing set up. A session or payment
 // intent we never created (whoever signed it, with whatever credits in its metadata) is stored unapplied and
@@ -18,33 +14,18 @@ import type { PurchaseDeps } from '../src/use-cases/purchase-deps';
 // we recorded the provider's id (the provider confirms it on retrieval).
 describe('only our sessions grant', () => {
   const SECRET = 'whsec_foreign';
-  let database: Database;
-  let open: OpenPrisma<PrismaClient>;
+  let db: MigratedPglite;
   let sandbox: SandboxProvider;
   let deps: PurchaseDeps;
 
   beforeAll(async () => {
-    database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
-    await migrate({ ...serviceLayout(billingServiceDir), database });
-    open = await openPrisma(PrismaClient, database);
+    db = await migratedPglite();
     const logger = createLogger('foreign-payments-test', { write: () => {} });
-    sandbox = createSandboxProvider({ prisma: open.prisma, webhookSecret: SECRET, webhookUrl: 'http://127.0.0.1:9/none', publicBaseUrl: 'http://127.0.0.1:8080', logger, deliveryAttempts: 1 });
-    deps = {
-      prisma: open.prisma,
-      clock: systemClock,
-      logger,
-      pricing: defaultPricing,
-      provider: sandbox,
-      environment: 'unit',
-      publicBaseUrl: 'http://127.0.0.1:8080',
-      checkoutTtlMs: 24 * 3600_000 - 120_000,
-      sharedPaymentTokensEnabled: false,
-      nudgeOutbox: () => {},
-    };
+    sandbox = createSandboxProvider({ prisma: db.prisma, webhookSecret: SECRET, webhookUrl: 'http://127.0.0.1:9/none', publicBaseUrl: 'http://127.0.0.1:8080', logger, deliveryAttempts: 1 });
+    deps = testPurchaseDeps(db.prisma, sandbox, { logger });
   }, 60_000);
   afterAll(async () => {
-    await open?.close();
-    await database?.close();
+    await db?.close();
   });
 
   const metadata = (agentId: number, credits: number, extra: Record<string, string> = {}) => ({
@@ -68,16 +49,16 @@ describe('only our sessions grant', () => {
     created: Math.floor(Date.now() / 1000),
     data: { object: { object: 'checkout.session', mode: 'payment', status: 'complete', payment_status: 'paid', amount_total: 4900, currency: 'usd', expires_at: Math.floor(Date.now() / 1000) + 3600, created: Math.floor(Date.now() / 1000), ...session } },
   });
-  const outboxCount = () => open.prisma.outboxMessage.count();
+  const outboxCount = () => db.prisma.outboxMessage.count();
 
   it('a signed event for a checkout session we never created is stored, flagged and grants nothing', async () => {
     const before = await outboxCount();
     const result = await deliver(completed('evt_forged_1', { id: 'cs_never_created', metadata: metadata(41, 100_000), payment_intent: 'pi_forged' }));
     expect(result).toMatchObject({ eventId: 'evt_forged_1', duplicate: false });
-    const stored = await open.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_forged_1' } });
+    const stored = await db.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_forged_1' } });
     expect(stored).toMatchObject({ confirmsPayment: false, flaggedReason: 'no such checkout session at the payment provider', checkoutSessionId: 'cs_never_created' });
     expect(await outboxCount()).toBe(before);
-    expect(await open.prisma.ledgerEntry.count({ where: { agentId: 41 } })).toBe(0);
+    expect(await db.prisma.ledgerEntry.count({ where: { agentId: 41 } })).toBe(0);
     // A redelivery changes nothing.
     expect(await deliver(completed('evt_forged_1', { id: 'cs_never_created', metadata: metadata(41, 100_000) }))).toMatchObject({ duplicate: true });
   });
@@ -101,8 +82,8 @@ describe('only our sessions grant', () => {
     await sandbox.pay(session.id);
     const paid = await sandbox.retrieveCheckoutSession(session.id);
     await deliver(completed('evt_outsider_1', { id: session.id, metadata: paid!.metadata, payment_intent: paid!.paymentIntentId }));
-    expect(await open.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_outsider_1' } })).toMatchObject({ confirmsPayment: false, flaggedReason: 'checkout session not created by billing' });
-    expect(await open.prisma.ledgerEntry.count({ where: { agentId: 42 } })).toBe(0);
+    expect(await db.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_outsider_1' } })).toMatchObject({ confirmsPayment: false, flaggedReason: 'checkout session not created by billing' });
+    expect(await db.prisma.ledgerEntry.count({ where: { agentId: 42 } })).toBe(0);
   });
 
   it('a payment intent the provider does not have is flagged', async () => {
@@ -113,7 +94,7 @@ describe('only our sessions grant', () => {
       created: Math.floor(Date.now() / 1000),
       data: { object: { id: 'pi_never_created', object: 'payment_intent', status: 'succeeded', amount: 4900, currency: 'usd', created: 1, metadata: metadata(43, 400, { rail: 'shared_payment_token' }) } },
     });
-    expect(await open.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_forged_pi' } })).toMatchObject({ confirmsPayment: false, flaggedReason: 'no such payment intent at the payment provider' });
+    expect(await db.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_forged_pi' } })).toMatchObject({ confirmsPayment: false, flaggedReason: 'no such payment intent at the payment provider' });
   });
 
   it('our own session grants; so does one whose creation crashed before we stored its provider id', async () => {
@@ -123,18 +104,18 @@ describe('only our sessions grant', () => {
     const before = await outboxCount();
     const paid = await sandbox.retrieveCheckoutSession(sessionId);
     await deliver(completed('evt_ours_1', { id: sessionId, metadata: paid!.metadata, payment_intent: paid!.paymentIntentId, amount_total: 500 }));
-    expect(await open.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_ours_1' } })).toMatchObject({ confirmsPayment: true, flaggedReason: null });
+    expect(await db.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_ours_1' } })).toMatchObject({ confirmsPayment: true, flaggedReason: null });
     expect(await outboxCount()).toBe(before + 1);
 
     // The crash: our row exists (`creating`, no provider id) and the provider's session names it.
     const crashed = await createCreditPurchase(deps, { agentId: 45, pack: 'starter' });
     const crashedId = crashed.checkoutUrl.split('/').pop()!;
-    await open.prisma.checkoutSession.updateMany({ where: { providerSessionId: crashedId }, data: { providerSessionId: null, url: null, state: 'creating' } });
+    await db.prisma.checkoutSession.updateMany({ where: { providerSessionId: crashedId }, data: { providerSessionId: null, url: null, state: 'creating' } });
     await sandbox.pay(crashedId);
     const crashedPaid = await sandbox.retrieveCheckoutSession(crashedId);
     await deliver(completed('evt_ours_2', { id: crashedId, metadata: crashedPaid!.metadata, payment_intent: crashedPaid!.paymentIntentId, amount_total: 500 }));
-    expect(await open.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_ours_2' } })).toMatchObject({ confirmsPayment: true, flaggedReason: null });
-    expect(await open.prisma.checkoutSession.findFirst({ where: { agentId: 45 } })).toMatchObject({ providerSessionId: crashedId });
+    expect(await db.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_ours_2' } })).toMatchObject({ confirmsPayment: true, flaggedReason: null });
+    expect(await db.prisma.checkoutSession.findFirst({ where: { agentId: 45 } })).toMatchObject({ providerSessionId: crashedId });
   });
 
   it('a signed subscription checkout we never created starts nothing', async () => {
@@ -148,7 +129,7 @@ describe('only our sessions grant', () => {
         metadata: { purchase_kind: 'subscription', rail: 'checkout', agent_id: '46', plan: 'grading_10000', price_cents: '0', trial_days: '7', environment: 'unit', checkout_id: '00000000-0000-4000-8000-00000000beef' },
       }),
     );
-    expect(await open.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_forged_sub' } })).toMatchObject({ confirmsPayment: false, flaggedReason: 'no such completed subscription checkout at the payment provider' });
+    expect(await db.prisma.paymentEvent.findUniqueOrThrow({ where: { id: 'evt_forged_sub' } })).toMatchObject({ confirmsPayment: false, flaggedReason: 'no such completed subscription checkout at the payment provider' });
     expect(await outboxCount()).toBe(before);
   });
 
@@ -165,7 +146,7 @@ describe('only our sessions grant', () => {
 
   it('the finance report lists plan payments beside the credit packs', async () => {
     const now = new Date();
-    await open.prisma.allowancePeriod.create({
+    await db.prisma.allowancePeriod.create({
       data: { agentId: 47, subscriptionId: 'sub_report', invoiceId: 'in_report_1', plan: 'grading_5000', granted: 5000, periodStart: now, periodEnd: new Date(now.getTime() + 30 * 86_400_000), amountCents: 25000, paidAt: now },
     });
     const rows = await financeReport(deps, { since: new Date(now.getTime() - 60_000) });
