@@ -39,18 +39,19 @@ export async function handlePaymentWebhook(deps: PurchaseDeps, payload: Buffer, 
 export async function ingestPaymentEvent(deps: PurchaseDeps, event: ProviderEvent, source: PaymentEventSource): Promise<IngestedEvent> {
   if (isSubscriptionEvent(event)) {
     const meaning = interpretSubscriptionEvent(event, deps.environment);
-    const foreign = meaning.kind === 'checkout_completed' ? await foreignSubscriptionCheckout(deps, meaning) : undefined;
-    if (foreign) {
-      deps.logger.warn({ eventId: event.id, type: event.type, reason: foreign, checkoutSessionId: meaning.kind === 'checkout_completed' ? meaning.checkoutSessionId : null }, 'subscription checkout not applied: not one billing created; flagged for reconciliation');
+    const completed = meaning.kind === 'checkout_completed' ? meaning : undefined;
+    const foreign = completed && (await foreignSubscriptionCheckout(deps, completed));
+    if (completed && foreign) {
+      deps.logger.warn({ eventId: event.id, type: event.type, reason: foreign, checkoutSessionId: completed.checkoutSessionId }, 'subscription checkout not applied: not one billing created; flagged for reconciliation');
       const recorded = await insertPaymentEvent(deps.prisma, {
         id: event.id,
         type: event.type,
         occurredAt: event.created,
         source,
-        checkoutSessionId: meaning.kind === 'checkout_completed' ? meaning.checkoutSessionId : null,
+        checkoutSessionId: completed.checkoutSessionId,
         confirmsPayment: false,
         flaggedReason: foreign,
-        summary: { outcome: 'unverified', agentId: meaning.kind === 'checkout_completed' ? meaning.agentId : null },
+        summary: { outcome: 'unverified', agentId: completed.agentId },
       });
       return { eventId: event.id, type: event.type, duplicate: !recorded };
     }
