@@ -1,13 +1,14 @@
 import type * as JestGlobals from '@jest/globals';
 import { isCi, type InfraKind } from './env';
+import { createTestDatabase, type TestDatabase } from './postgres';
 import { assertInfra, warnSkipped } from './probe';
 import { unreachableKindsSync } from './sync-probe';
 
-type Globals = Pick<typeof JestGlobals, 'describe' | 'beforeAll'>;
+type Globals = Pick<typeof JestGlobals, 'describe' | 'beforeAll' | 'afterAll'>;
 
 function jestGlobals(): Globals {
   const g = globalThis as unknown as Partial<Globals>;
-  if (typeof g.describe !== 'function' || typeof g.beforeAll !== 'function') {
+  if (typeof g.describe !== 'function' || typeof g.beforeAll !== 'function' || typeof g.afterAll !== 'function') {
     throw new Error('describeWithInfra must be called from a jest test file (jest injects describe/beforeAll)');
   }
   return g as Globals;
@@ -37,5 +38,51 @@ export function describeWithInfra(kinds: InfraKind | readonly InfraKind[], name:
       for (const kind of list) await assertInfra(kind);
     });
     fn();
+  });
+}
+
+/** Where describeOnPgliteAndPostgres opens a suite's client: an in-memory PGlite, or a fresh Postgres database. */
+export type SuiteDatabase = { kind: 'pglite'; dataDir: 'memory://' } | { kind: 'postgres'; url: string; poolSize: number };
+
+/** A suite's open client (a migrated Prisma client, typically) and how to close it. */
+export interface OpenedSuiteDatabase<T> {
+  client: T;
+  close(): Promise<void>;
+}
+
+/**
+ * One body of tests run twice: on an in-memory PGlite (`<name> on PGlite`), and on a database of its own on the
+ * real Postgres (`<name> on Postgres`, through describeWithInfra: with CI=true a missing Postgres fails it). `open`
+ * creates, migrates and opens the client for either (the caller's service knows its schema); the database is
+ * closed, and the Postgres one dropped, after the block.
+ */
+export function describeOnPgliteAndPostgres<T>(
+  name: string,
+  options: { label: string; open: (database: SuiteDatabase) => Promise<OpenedSuiteDatabase<T>> },
+  body: (client: () => T) => void,
+): void {
+  const { describe, beforeAll, afterAll } = jestGlobals();
+  describe(`${name} on PGlite`, () => {
+    let opened: OpenedSuiteDatabase<T> | undefined;
+    beforeAll(async () => {
+      opened = await options.open({ kind: 'pglite', dataDir: 'memory://' });
+    });
+    afterAll(async () => {
+      await opened?.close();
+    });
+    body(() => opened!.client);
+  });
+  describeWithInfra('postgres', `${name} on Postgres`, () => {
+    let db: TestDatabase | undefined;
+    let opened: OpenedSuiteDatabase<T> | undefined;
+    beforeAll(async () => {
+      db = await createTestDatabase({ label: options.label });
+      opened = await options.open({ kind: 'postgres', url: db.url, poolSize: 10 });
+    });
+    afterAll(async () => {
+      await opened?.close();
+      await db?.drop();
+    });
+    body(() => opened!.client);
   });
 }

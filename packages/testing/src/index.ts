@@ -43,7 +43,7 @@
 export { infraUrls, isCi, INFRA_KINDS, type InfraKind, type InfraUrls } from './env';
 export { requireInfra, assertInfra, probeInfra, InfraUnavailableError, PROBE_TIMEOUT_MS, type ProbeResult } from './probe';
 export { unreachableKindsSync } from './sync-probe';
-export { describeWithInfra } from './describe';
+export { describeOnPgliteAndPostgres, describeWithInfra, type OpenedSuiteDatabase, type SuiteDatabase } from './describe';
 export {
   createTestDatabase,
   dropStaleTestDatabases,

@@ -13,23 +13,21 @@
 //   view changes, billing announced a change for the agent (SubscriptionChanged or BalanceChanged in its outbox)
 //   or the view's holdsForMs had run out by the clock.
 // A batch of one op is sequential; a batch of 2-6 ops runs concurrently.
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { billingEventsV1, events, timestampFromDate } from '@cardlens/contracts';
-import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
 import { isAppError } from '@cardlens/errors';
 import { createLogger } from '@cardlens/telemetry';
-import { createTestDatabase, describeWithInfra, type TestDatabase } from '@cardlens/testing';
+import { describeOnPgliteAndPostgres } from '@cardlens/testing';
 import { addMonthUtc, FakeClock } from '../src/clock';
 import { PrismaClient } from '../src/db';
 import { defaultPricing, type Pricing } from '../src/domain/pricing';
 import { applySubscriptionConfirmation } from '../src/use-cases/apply-subscription-event';
 import { commitGrade, refundGrade, reserveGrade } from '../src/use-cases/grade-allowance';
 import { getSubscription } from '../src/use-cases/get-subscription';
+import { openBillingDatabase } from './purchase-fixture';
 
-const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const logger = createLogger('allowance-property', { write: () => {} });
 const GRANT = 4;
 const GRADE_IDS = 12;
@@ -203,36 +201,4 @@ async function checkDatabase(db: PrismaClient, agentId: number, batchTime: Date,
   }
 }
 
-describe('grading allowance properties on PGlite', () => {
-  let database: Database;
-  let prisma: PrismaClient;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
-    await migrate({ ...serviceLayout(serviceDir), database });
-    ({ prisma, close } = await openPrisma(PrismaClient, database));
-  });
-  afterAll(async () => {
-    await close();
-    await database.close();
-  });
-  allowanceProperty(() => prisma, 40);
-});
-
-describeWithInfra('postgres', 'grading allowance properties on Postgres', () => {
-  let db: TestDatabase | undefined;
-  let prisma: PrismaClient | undefined;
-  let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    db = await createTestDatabase({ label: 'billing_allowance_prop' });
-    await migrate({ ...serviceLayout(serviceDir), database: { kind: 'postgres', url: db.url } });
-    const open = await openPrisma(PrismaClient, { kind: 'postgres', url: db.url, poolSize: 10 });
-    prisma = open.prisma;
-    close = open.close;
-  });
-  afterAll(async () => {
-    await close?.();
-    await db?.drop();
-  });
-  allowanceProperty(() => prisma!, 40);
-});
+describeOnPgliteAndPostgres('grading allowance properties', { label: 'billing_allowance_prop', open: openBillingDatabase }, (prisma) => allowanceProperty(prisma, 40));

@@ -1,12 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { events } from '@cardlens/contracts';
-import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
 import { isAppError } from '@cardlens/errors';
 import { createLogger } from '@cardlens/telemetry';
-import { createTestDatabase, describeWithInfra, type TestDatabase } from '@cardlens/testing';
+import { describeOnPgliteAndPostgres } from '@cardlens/testing';
 import { DAY_MS, FakeClock } from '../src/clock';
 import { PrismaClient } from '../src/db';
 import { defaultPricing } from '../src/domain/pricing';
@@ -20,13 +18,13 @@ import { getSubscription } from '../src/use-cases/get-subscription';
 import { handlePaymentWebhook, ingestPaymentEvent } from '../src/use-cases/handle-payment-webhook';
 import { loadSubscriptionState } from '../src/use-cases/load-subscription-state';
 import type { PurchaseDeps } from '../src/use-cases/purchase-deps';
+import { openBillingDatabase } from './purchase-fixture';
 
 // Issue 49, point 4: one grading trial per person, not only per API account. A second account of the same
 // owner (normalised email) gets no trial and a trial_already_used refusal; a second account paying with the
 // same card starts a trial that is ended at once (charged now, no trial access, the refusal on its view). Runs
 // the sandbox provider end to end: checkout → pay with a test card → webhook → outbox → applied state.
 
-const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const logger = createLogger('one-trial-per-person-test', { write: () => {} });
 const WEBHOOK_SECRET = 'whsec_one_trial';
 const CARD_A = '4242424242424242';
@@ -180,36 +178,4 @@ function oneTrialPerPerson(prismaOf: () => PrismaClient) {
   });
 }
 
-describe('one trial per person on PGlite', () => {
-  let database: Database;
-  let prisma: PrismaClient;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
-    await migrate({ ...serviceLayout(serviceDir), database });
-    ({ prisma, close } = await openPrisma(PrismaClient, database));
-  });
-  afterAll(async () => {
-    await close();
-    await database.close();
-  });
-  oneTrialPerPerson(() => prisma);
-});
-
-describeWithInfra('postgres', 'one trial per person on Postgres', () => {
-  let db: TestDatabase | undefined;
-  let prisma: PrismaClient | undefined;
-  let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    db = await createTestDatabase({ label: 'billing_one_trial_per_person' });
-    await migrate({ ...serviceLayout(serviceDir), database: { kind: 'postgres', url: db.url } });
-    const open = await openPrisma(PrismaClient, { kind: 'postgres', url: db.url, poolSize: 10 });
-    prisma = open.prisma;
-    close = open.close;
-  });
-  afterAll(async () => {
-    await close?.();
-    await db?.drop();
-  });
-  oneTrialPerPerson(() => prisma!);
-});
+describeOnPgliteAndPostgres('one trial per person', { label: 'billing_one_trial_per_person', open: openBillingDatabase }, oneTrialPerPerson);

@@ -1,5 +1,6 @@
 import { createDatabase, migrate, openPrisma, serviceLayout } from '@cardlens/db';
 import { createLogger } from '@cardlens/telemetry';
+import type { OpenedSuiteDatabase, SuiteDatabase } from '@cardlens/testing';
 import { systemClock } from '../src/clock';
 import { PrismaClient } from '../src/db';
 import { defaultPricing } from '../src/domain/pricing';
@@ -7,7 +8,7 @@ import type { PaymentProvider } from '../src/payments/provider';
 import { billingServiceDir } from '../src/service';
 import type { PurchaseDeps } from '../src/use-cases/purchase-deps';
 
-// What the purchase-side tests share: billing's schema on an in-memory PGlite, and the use cases' dependencies
+// What billing's tests share: billing's schema, migrated, on an in-memory PGlite or a Postgres database, and the use cases' dependencies
 // with test defaults (system clock, default price list, a silent logger, no outbox relay).
 
 export interface MigratedPglite {
@@ -15,17 +16,23 @@ export interface MigratedPglite {
   close(): Promise<void>;
 }
 
-export async function migratedPglite(): Promise<MigratedPglite> {
-  const database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
+/** Billing's schema, migrated, on either test database (see describeOnPgliteAndPostgres). */
+export async function openBillingDatabase(config: SuiteDatabase): Promise<OpenedSuiteDatabase<PrismaClient>> {
+  const database = await createDatabase(config);
   await migrate({ ...serviceLayout(billingServiceDir), database });
   const open = await openPrisma(PrismaClient, database);
   return {
-    prisma: open.prisma,
+    client: open.prisma,
     close: async () => {
       await open.close();
       await database.close();
     },
   };
+}
+
+export async function migratedPglite(): Promise<MigratedPglite> {
+  const { client, close } = await openBillingDatabase({ kind: 'pglite', dataDir: 'memory://' });
+  return { prisma: client, close };
 }
 
 export function testPurchaseDeps(prisma: PrismaClient, provider: PaymentProvider, overrides: Partial<PurchaseDeps> = {}): PurchaseDeps {

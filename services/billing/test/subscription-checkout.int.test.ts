@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
+import { expect, it } from '@jest/globals';
 import { isAppError } from '@cardlens/errors';
 import { createLogger } from '@cardlens/telemetry';
-import { createTestDatabase, describeWithInfra, type TestDatabase } from '@cardlens/testing';
+import { describeOnPgliteAndPostgres } from '@cardlens/testing';
 import { DAY_MS, FakeClock } from '../src/clock';
 import { PrismaClient } from '../src/db';
 import { defaultPricing, type Pricing } from '../src/domain/pricing';
@@ -15,13 +13,13 @@ import { checkPriceAnnouncements } from '../src/use-cases/check-price-announceme
 import { createSubscriptionCheckout } from '../src/use-cases/create-subscription-checkout';
 import type { PurchaseDeps } from '../src/use-cases/purchase-deps';
 import { createdLongAgo } from '../src/use-cases/stale-creation';
+import { openBillingDatabase } from './purchase-fixture';
 
 // Subscription checkout rules on the sandbox provider: one unfinished checkout per account (concurrent requests
 // share it), one trial per account under the trial_uses key (released only if the checkout expires unused),
 // no trial for a returning subscriber, nothing left behind when the provider fails; and the 14-day notice
 // rule for plan price changes.
 
-const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 const logger = createLogger('subscription-checkout-test', { write: () => {} });
 
 function checkoutRules(prismaOf: () => PrismaClient) {
@@ -181,36 +179,4 @@ function checkoutRules(prismaOf: () => PrismaClient) {
   });
 }
 
-describe('subscription checkout on PGlite', () => {
-  let database: Database;
-  let prisma: PrismaClient;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
-    await migrate({ ...serviceLayout(serviceDir), database });
-    ({ prisma, close } = await openPrisma(PrismaClient, database));
-  });
-  afterAll(async () => {
-    await close();
-    await database.close();
-  });
-  checkoutRules(() => prisma);
-});
-
-describeWithInfra('postgres', 'subscription checkout on Postgres', () => {
-  let db: TestDatabase | undefined;
-  let prisma: PrismaClient | undefined;
-  let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    db = await createTestDatabase({ label: 'billing_subscription_checkout' });
-    await migrate({ ...serviceLayout(serviceDir), database: { kind: 'postgres', url: db.url } });
-    const open = await openPrisma(PrismaClient, { kind: 'postgres', url: db.url, poolSize: 10 });
-    prisma = open.prisma;
-    close = open.close;
-  });
-  afterAll(async () => {
-    await close?.();
-    await db?.drop();
-  });
-  checkoutRules(() => prisma!);
-});
+describeOnPgliteAndPostgres('subscription checkout', { label: 'billing_subscription_checkout', open: openBillingDatabase }, checkoutRules);

@@ -1,15 +1,29 @@
 // Share links of commercial grades' report pages, on PGlite and on Postgres: one live link per grade however
 // many issues race, revoked and expired links open nothing, and only the owner's completed grade gets one.
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { expect, it } from '@jest/globals';
 import { REPORT_TOKEN_PATTERN } from '@cardlens/contracts';
-import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
+import { createDatabase, migrate, openPrisma, serviceLayout } from '@cardlens/db';
 import { isAppError } from '@cardlens/errors';
-import { createTestDatabase, describeWithInfra, type TestDatabase } from '@cardlens/testing';
+import { describeOnPgliteAndPostgres, type OpenedSuiteDatabase, type SuiteDatabase } from '@cardlens/testing';
 import { PrismaClient } from '../src/db';
 import { getGradeReport, issueGradeReportLink, liveGradeReportLink, revokeGradeReportLink } from '../src/use-cases/grade-report-links';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
+
+/** The service's schema, migrated, on either test database. */
+async function openDatabase(config: SuiteDatabase): Promise<OpenedSuiteDatabase<PrismaClient>> {
+  const database = await createDatabase(config);
+  await migrate({ ...serviceLayout(serviceDir), database });
+  const open = await openPrisma(PrismaClient, database);
+  return {
+    client: open.prisma,
+    close: async () => {
+      await open.close();
+      await database.close();
+    },
+  };
+}
 
 const codeOf = (promise: Promise<unknown>): Promise<string> =>
   promise.then(
@@ -75,36 +89,4 @@ function gradeReportLinkTests(prisma: () => PrismaClient) {
   });
 }
 
-describe('grade report links on PGlite', () => {
-  let database: Database;
-  let prisma: PrismaClient;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
-    await migrate({ ...serviceLayout(serviceDir), database });
-    ({ prisma, close } = await openPrisma(PrismaClient, database));
-  });
-  afterAll(async () => {
-    await close();
-    await database.close();
-  });
-  gradeReportLinkTests(() => prisma);
-});
-
-describeWithInfra('postgres', 'grade report links on Postgres', () => {
-  let db: TestDatabase;
-  let prisma: PrismaClient;
-  let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    db = await createTestDatabase({ label: 'grading_report_links' });
-    await migrate({ ...serviceLayout(serviceDir), database: { kind: 'postgres', url: db.url } });
-    const open = await openPrisma(PrismaClient, { kind: 'postgres', url: db.url, poolSize: 10 });
-    prisma = open.prisma;
-    close = open.close;
-  });
-  afterAll(async () => {
-    await close?.();
-    await db?.drop();
-  });
-  gradeReportLinkTests(() => prisma);
-});
+describeOnPgliteAndPostgres('grade report links', { label: 'grading_report_links', open: openDatabase }, gradeReportLinkTests);

@@ -1,15 +1,29 @@
 // Share links of scan reports, on PGlite and on Postgres: one live link per scan however many issues race, a
 // revoked or expired link opens nothing, only the owner's completed scan gets one, and lifetimes are bounded.
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDatabase, migrate, openPrisma, serviceLayout, type Database } from '@cardlens/db';
+import { expect, it } from '@jest/globals';
+import { createDatabase, migrate, openPrisma, serviceLayout } from '@cardlens/db';
 import { isAppError } from '@cardlens/errors';
-import { createTestDatabase, describeWithInfra, type TestDatabase } from '@cardlens/testing';
+import { describeOnPgliteAndPostgres, type OpenedSuiteDatabase, type SuiteDatabase } from '@cardlens/testing';
 import { PrismaClient } from '../src/db';
 import { REPORT_TOKEN_PATTERN } from '@cardlens/contracts';
 import { issueReportLink, liveReportLink, revokeReportLink } from '../src/use-cases/report-links';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
+
+/** The service's schema, migrated, on either test database. */
+async function openDatabase(config: SuiteDatabase): Promise<OpenedSuiteDatabase<PrismaClient>> {
+  const database = await createDatabase(config);
+  await migrate({ ...serviceLayout(serviceDir), database });
+  const open = await openPrisma(PrismaClient, database);
+  return {
+    client: open.prisma,
+    close: async () => {
+      await open.close();
+      await database.close();
+    },
+  };
+}
 
 const codeOf = async (promise: Promise<unknown>): Promise<string> =>
   promise.then(
@@ -80,36 +94,4 @@ function reportLinkTests(prisma: () => PrismaClient) {
   });
 }
 
-describe('report links on PGlite', () => {
-  let database: Database;
-  let prisma: PrismaClient;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    database = await createDatabase({ kind: 'pglite', dataDir: 'memory://' });
-    await migrate({ ...serviceLayout(serviceDir), database });
-    ({ prisma, close } = await openPrisma(PrismaClient, database));
-  });
-  afterAll(async () => {
-    await close();
-    await database.close();
-  });
-  reportLinkTests(() => prisma);
-});
-
-describeWithInfra('postgres', 'report links on Postgres', () => {
-  let db: TestDatabase;
-  let prisma: PrismaClient;
-  let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    db = await createTestDatabase({ label: 'scans_report_links' });
-    await migrate({ ...serviceLayout(serviceDir), database: { kind: 'postgres', url: db.url } });
-    const open = await openPrisma(PrismaClient, { kind: 'postgres', url: db.url, poolSize: 10 });
-    prisma = open.prisma;
-    close = open.close;
-  });
-  afterAll(async () => {
-    await close?.();
-    await db?.drop();
-  });
-  reportLinkTests(() => prisma);
-});
+describeOnPgliteAndPostgres('report links', { label: 'scans_report_links', open: openDatabase }, reportLinkTests);
