@@ -31,4 +31,4 @@ export { chooseCondition, TARGET_GRADE_WEIGHTS, type ConditionRequest, type Cond
 export { cardSpecFromRecord, type CardSpec, type Finish, type Rgb } from './card';
 export { catalogDir, pickRecord, recordAt, catalogSize, type CatalogRecord, type CatalogGame } from './catalog';
 export { Rng, mulberry32 } from './prng';
-export { glyphDensePhoto } from './poison-photo';
+export { glyphDensePhoto, glyphPackedVariants, type GlyphPackedOptions } from './poison-photo';

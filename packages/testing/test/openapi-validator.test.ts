@@ -42,7 +42,7 @@ const frontOnlyGrading = () => ({
   notAssessed: ['back_centering', 'back_corners', 'back_edges', 'back_surface'],
   notAssessedReasons: ['back_centering', 'back_corners', 'back_edges', 'back_surface'].map((item) => ({ item, reason: 'the back was not photographed' })),
   frontBack: { front: side, back: null },
-  engine: { version: 'cardlens-vision-28', rubricVersion: '1.2.0' },
+  engine: { version: 'cardlens-vision-29', rubricVersion: '1.2.0' },
   links: { overlay: '/v1/scans/123/overlay' },
 });
 

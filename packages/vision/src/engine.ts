@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { measureCondition, sideMeasurements, type ConditionAnalysis } from './defects';
 import { createOcr, type OcrPool } from './evidence/ocr';
 import { extractEvidence, type IdentificationEvidence } from './evidence/extract';
+import type { OcrWork } from './evidence/ocrWork';
 import { slabLabelImage } from './evidence/slabLabel';
 import { measureCentering, type CenteringResult } from './geometry/centering';
 import { assertCardFound } from './geometry/detect';
@@ -30,7 +31,7 @@ import { predictSeverities, type SeverityPrediction } from './models/severity';
 import { renderOverlay, type OverlaySide } from './overlay';
 import { cornersAtPhotoEdge, isCardShapedOutline, PHOTO_SUPPORT_LIMITS, photoSupport, sidesAtPhotoEdge, type PhotoSupport } from './photo-support';
 
-export const ENGINE_VERSION = 'cardlens-vision-28';
+export const ENGINE_VERSION = 'cardlens-vision-29';
 export type { IdentificationEvidence } from './evidence/extract';
 
 /** Corner-model detections below this confidence are not trusted as a starting quad. */
@@ -76,6 +77,8 @@ export interface CardAnalysis {
   crossCheck: { front: SeverityCrossCheck; back?: SeverityCrossCheck };
   overlayPng?: Buffer;
   evidence?: IdentificationEvidence;
+  /** The identification OCR's work, when evidence was asked for (EvidenceResult.ocrWork). */
+  ocrWork?: OcrWork;
   timingsMs: Record<string, number>;
 }
 
@@ -524,8 +527,8 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
         ? (async () => {
             const started = performance.now();
             const mayLieSideways = { front: !isCardShapedOutline(frontLocated.quadPx), back: backLocated !== undefined && !isCardShapedOutline(backLocated.quadPx) };
-            const { frontTurn: _f, backTurn: _b, finish: _finish, timingsMs: evidenceTimings, ...fields } = await extractEvidence(frontLocated.rectified, backLocated?.rectified, await ocrPool(), { slabLabel: frontLocated.slabLabel, frontPhoto: frontLocated.photo, mayLieSideways });
-            return { fields, ms: performance.now() - started, timings: evidenceTimings };
+            const { frontTurn: _f, backTurn: _b, finish: _finish, timingsMs: evidenceTimings, ocrWork, ...fields } = await extractEvidence(frontLocated.rectified, backLocated?.rectified, await ocrPool(), { slabLabel: frontLocated.slabLabel, frontPhoto: frontLocated.photo, mayLieSideways });
+            return { fields, ocrWork, ms: performance.now() - started, timings: evidenceTimings };
           })()
         : undefined;
       // Settled even if grading throws first, so a failed OCR is never an unhandled rejection.
@@ -567,6 +570,7 @@ export async function createCardEngine(options: { logger?: Logger } = {}): Promi
         grading,
         crossCheck,
         ...(evidence ? { evidence } : {}),
+        ...(extracted ? { ocrWork: extracted.ocrWork } : {}),
         ...(overlayPng ? { overlayPng } : {}),
         timingsMs: {
           sides: t1 - t0,

@@ -11,7 +11,8 @@ const send = (reply: EngineReply) => process.send?.(reply);
 // The parent going away (stopped, or killed itself) ends this process too.
 process.on('disconnect', () => process.exit(0));
 
-const engine = await createCardEngine({ logger: createLogger('inference-engine') });
+const logger = createLogger('inference-engine');
+const engine = await createCardEngine({ logger });
 const warm = await engine.warmUp();
 send({ type: 'ready', backend: engine.backend, version: engine.version, warmUpMs: warm.ms });
 
@@ -22,6 +23,8 @@ process.on('message', (request: EngineRequest) => {
 async function analyze(request: EngineRequest): Promise<void> {
   try {
     const analysis = await engine.analyzeCard(request.input, request.options);
+    // For operators: a face read only in part (the photo itself is never logged).
+    if (analysis.ocrWork?.capped) logger.info({ ocrEms: Math.round(analysis.ocrWork.ems) }, 'identification OCR cut at its work allowance');
     send({ type: 'result', id: request.id, analysis: summarise(analysis) });
   } catch (error) {
     send({
@@ -45,6 +48,7 @@ function summarise(analysis: CardAnalysis) {
     sides: { front: side(analysis.sides.front), ...(analysis.sides.back ? { back: side(analysis.sides.back) } : {}) },
     grading: analysis.grading,
     ...(analysis.evidence ? { evidence: analysis.evidence } : {}),
+    ...(analysis.ocrWork ? { ocrWork: analysis.ocrWork } : {}),
     ...(analysis.overlayPng ? { overlayPng: new Uint8Array(analysis.overlayPng) } : {}),
   };
 }

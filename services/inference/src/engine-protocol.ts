@@ -14,6 +14,7 @@ export interface AnalysisSummary {
   sides: { front: SideSummary; back?: SideSummary };
   grading: CardAnalysis['grading'];
   evidence?: CardAnalysis['evidence'];
+  ocrWork?: CardAnalysis['ocrWork'];
   overlayPng?: Uint8Array;
 }
 

@@ -156,7 +156,7 @@ async function main(): Promise<void> {
 
   // ---- per-photo table ----
   mkdirSync(OUT_DIR, { recursive: true });
-  const header = ['id', 'game', 'lang', 'holder', 'kind', 'sides', 'found', 'pxPerMm', 'outline', 'slab', 'notAssessed', 'grade', 'predicted', 'centering', 'corners', 'edges', 'surface', 'defects', 'pro', 'nearMint', 'frontLR', 'frontTB', 'truthLR', 'truthTB', 'identified', 'truthId', 'idConfidence', 'title', 'number', 'error', 'ms', 'engineUp', 'quadPx', 'imageSize'];
+  const header = ['id', 'game', 'lang', 'holder', 'kind', 'sides', 'found', 'pxPerMm', 'outline', 'slab', 'notAssessed', 'grade', 'predicted', 'centering', 'corners', 'edges', 'surface', 'defects', 'pro', 'nearMint', 'frontLR', 'frontTB', 'truthLR', 'truthTB', 'identified', 'truthId', 'idConfidence', 'title', 'number', 'error', 'ms', 'engineUp', 'quadPx', 'imageSize', 'ocrCapped'];
   const lines = rows.map((r) => {
     const g = r.analysis?.grading;
     const c = r.analysis?.sides.front.centering;
@@ -171,6 +171,7 @@ async function main(): Promise<void> {
       r.identified ? (r.identified.cardId ?? `not-in-catalog: ${r.identified.reason}`) : '', r.card.identity?.catalogId ?? '', r.identified ? round(r.identified.confidence, 2) : '',
       JSON.stringify(e?.titleText ?? ''), JSON.stringify(e?.numberText ?? ''), r.error ?? '', Math.round(r.ms), r.analysis ? engineUp(r.analysis) : '',
       r.analysis ? JSON.stringify(r.analysis.sides.front.quadPx.map(([x, y]) => [round(x, 1), round(y, 1)])) : '', r.analysis ? `${r.analysis.sides.front.imageSize.width}x${r.analysis.sides.front.imageSize.height}` : '',
+      r.analysis?.ocrWork?.capped ? 'yes' : '',
     ].join('\t');
   });
   writeFileSync(path.join(OUT_DIR, 'bench-real.tsv'), `${[header.join('\t'), ...lines].join('\n')}\n`);
@@ -430,6 +431,9 @@ function measure(rows: Row[], labels: Map<string, PhotoLabel>) {
     },
     gradeOrder: gradeOrder(rows),
     labelled: labelledFigures(rows, labels),
+    // Analyses whose identification OCR the allowance cut short (packages/vision/src/evidence/ocrWork.ts): meant to
+    // be none on real photos.
+    ocrCapped: { photos: rows.filter((r) => r.analysis?.ocrWork?.capped).length, of: rows.filter((r) => r.analysis?.ocrWork).length },
     msPerCardP50: round(quantile(ms, 0.5), 0),
   };
 }

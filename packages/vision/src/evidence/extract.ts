@@ -8,6 +8,7 @@ import { finishFeatures, type FinishFeatures } from './finish';
 import { fingerprint } from './fingerprint';
 import { looksLikeTcgCard, readNumberRow, readNumberRowBeyondOutline } from './numberRow';
 import type { OcrPool } from './ocr';
+import { OcrAllowance, type OcrWork } from './ocrWork';
 import { readSide, type SideText } from './readCard';
 import { readSlabLabel } from './slabLabel';
 
@@ -42,6 +43,11 @@ export interface EvidenceResult extends IdentificationEvidence {
   backTurn: Turn;
   finish: FinishFeatures;
   timingsMs: { ocrFront: number; ocrBack: number; fingerprint: number; finish: number };
+  /**
+   * The identification OCR's work (ocrWork.ts): ems of the side readings' text lines, ink blobs given to tesseract
+   * in all and in its largest call, and whether the allowance left some text unread.
+   */
+  ocrWork: OcrWork;
 }
 
 export interface ExtractOptions {
@@ -106,16 +112,18 @@ function quality(t: SideText): number {
 /** How a side was read: as given, turned by 180 degrees, or by a quarter turn (then its text lies across the image). */
 export type Turn = 'none' | 'half' | 'quarter';
 
-async function readOriented(img: RgbImage, ocr: OcrPool, tryUpsideDown: boolean, tryQuarterTurns: boolean): Promise<{ text: SideText; turn: Turn; image: RgbImage }> {
-  let best = { text: await readSide(img, ocr), turn: 'none' as Turn, image: img };
+async function readOriented(img: RgbImage, ocr: OcrPool, tryUpsideDown: boolean, tryQuarterTurns: boolean, allowance: OcrAllowance): Promise<{ text: SideText; turn: Turn; image: RgbImage }> {
+  let best = { text: await readSide(img, ocr, allowance), turn: 'none' as Turn, image: img };
   // Two fields found: the text reads; only a side that reads poorly is tried the other way round.
   if (!tryUpsideDown || quality(best.text) >= 2) return best;
   const tries: [Turn, () => RgbImage][] = [['half', () => rotate180(img)]];
   // A card outlined with other proportions than a card's may lie sideways in its rectified outline.
   if (tryQuarterTurns) tries.push(['quarter', () => rotateQuarter(img, true)], ['quarter', () => rotateQuarter(img, false)]);
   for (const [turn, turned] of tries) {
+    // A side already read only in part is not text a card is identified by: no other way round is tried.
+    if (allowance.capped) break;
     const image = turned();
-    const text = await readSide(image, ocr);
+    const text = await readSide(image, ocr, allowance);
     if (quality(text) > quality(best.text) + 0.15) best = { text, turn, image };
     if (quality(best.text) >= 2) break;
   }
@@ -129,7 +137,7 @@ async function readOriented(img: RgbImage, ocr: OcrPool, tryUpsideDown: boolean,
 export async function extractEvidence(
   rectifiedFront: RgbImage,
   rectifiedBack: RgbImage | null | undefined,
-  ocr: OcrPool | null,
+  pool: OcrPool | null,
   options: ExtractOptions = {},
 ): Promise<EvidenceResult> {
   const tryUpsideDown = options.tryUpsideDown ?? true;
@@ -139,12 +147,15 @@ export async function extractEvidence(
   let ocrFront = 0;
   let ocrBack = 0;
   const fields = { titleText: '', titleAlternatives: [] as string[], numberText: '', numberAlternatives: [] as string[], serialText: '', copyrightText: '', otherText: [] as string[], holderLabelText: [] as string[] };
+  // Every reading within the analysis's OCR allowance (ocrWork.ts).
+  const allowance = new OcrAllowance();
+  const ocr = pool ? allowance.bound(pool) : null;
   // The label is read on the OCR pool's other workers while the front is.
   const labelReading = ocr && options.slabLabel ? readSlabLabel(options.slabLabel, ocr) : Promise.resolve([]);
   labelReading.catch(() => undefined);
   if (ocr) {
     let t = performance.now();
-    const f = await readOriented(rectifiedFront, ocr, tryUpsideDown, options.mayLieSideways?.front ?? false);
+    const f = await readOriented(rectifiedFront, ocr, tryUpsideDown, options.mayLieSideways?.front ?? false, allowance);
     ocrFront = performance.now() - t;
     const text = f.text;
     front = f.image;
@@ -158,7 +169,7 @@ export async function extractEvidence(
     const missing = !fields.titleText || !fields.numberText || !fields.copyrightText;
     if (rectifiedBack && missing && (options.useBack ?? true)) {
       t = performance.now();
-      const b = await readOriented(rectifiedBack, ocr, tryUpsideDown, options.mayLieSideways?.back ?? false);
+      const b = await readOriented(rectifiedBack, ocr, tryUpsideDown, options.mayLieSideways?.back ?? false, allowance);
       ocrBack = performance.now() - t;
       backTurn = b.turn;
       if (!fields.titleText) [fields.titleText, fields.titleAlternatives] = [b.text.titleText, b.text.titleAlternatives];
@@ -198,5 +209,6 @@ export async function extractEvidence(
     backTurn,
     finish,
     timingsMs: { ocrFront, ocrBack, fingerprint: fingerprintMs, finish: finishMs },
+    ocrWork: { ems: allowance.spentEms, largestReadingEms: allowance.largestReadingEms, blobs: allowance.spentBlobs, largestCallBlobs: allowance.largestCallBlobs, capped: allowance.capped },
   };
 }

@@ -4,6 +4,7 @@
 import type { RgbImage } from '../image/types';
 import { classifyLines, isTitleLike, type OcrFields } from './fields';
 import type { OcrPool } from './ocr';
+import { OcrAllowance } from './ocrWork';
 import { readLineRestricted, readLines, type ReadLine } from './readLines';
 import { findTextLines, hasGrainyBand, type TextLine, type TextMaps } from './textLines';
 
@@ -31,28 +32,34 @@ const MIN_GLYPH_PX = 8;
 const MAX_LINES_PER_BAND = 6;
 const NUMBER_WHITELIST = '0123456789/#';
 
+/**
+ * The lines to read, most telling first: each band's lines nearest the card's outer edge (top band: from the top;
+ * bottom band: from the bottom), the bands taken in turn. Read in reading order (byReadingOrder).
+ */
 function pickLines(lines: TextLine[], height: number): TextLine[] {
-  const out: TextLine[] = [];
-  TEXT_BANDS.forEach(([a, b], i) => {
+  const bands = TEXT_BANDS.map(([a, b], i) => {
     const y0 = a * height;
     const y1 = b * height;
     const inBand = lines.filter((l) => l.glyphHeight >= MIN_GLYPH_PX && (l.y0 + l.y1) / 2 >= y0 && (l.y0 + l.y1) / 2 < y1);
-    // Nearest the card's outer edge first (top band: from the top; bottom band: from the bottom).
     inBand.sort((p, q) => (i === 0 ? p.y0 - q.y0 : q.y1 - p.y1));
-    out.push(...inBand.slice(0, MAX_LINES_PER_BAND));
+    return inBand.slice(0, MAX_LINES_PER_BAND);
   });
-  return out.sort((p, q) => p.y0 - q.y0 || p.x0 - q.x0);
+  const out: TextLine[] = [];
+  for (let k = 0; k < MAX_LINES_PER_BAND; k++) for (const band of bands) if (band[k]) out.push(band[k]!);
+  return out;
 }
+
+const byReadingOrder = (p: TextLine, q: TextLine) => p.y0 - q.y0 || p.x0 - q.x0;
 
 /**
  * Reads a side's text. On a grainy photo whose title did not read (none, or a sentence), the lines are found again
  * with the grainy threshold (findTextLines' `grainy`) and that reading is taken where it gives a title, with the
- * first reading's number, serial and copyright where it has none.
+ * first reading's number, serial and copyright where it has none (not once the OCR allowance has cut a reading).
  */
-export async function readSide(img: RgbImage, ocr: OcrPool): Promise<SideText> {
-  const first = await readOnce(img, ocr, false);
-  if (isTitleLike(first.text.titleText) || !hasGrainyBand(first.maps)) return first.text;
-  const second = await readOnce(img, ocr, true);
+export async function readSide(img: RgbImage, ocr: OcrPool, allowance = new OcrAllowance()): Promise<SideText> {
+  const first = await readOnce(img, ocr, false, allowance);
+  if (isTitleLike(first.text.titleText) || !hasGrainyBand(first.maps) || allowance.capped) return first.text;
+  const second = await readOnce(img, ocr, true, allowance);
   const timingsMs = { find: first.text.timingsMs.find + second.text.timingsMs.find, ocr: first.text.timingsMs.ocr + second.text.timingsMs.ocr };
   if (!isTitleLike(second.text.titleText)) return { ...first.text, timingsMs };
   const s = second.text;
@@ -65,11 +72,12 @@ export async function readSide(img: RgbImage, ocr: OcrPool): Promise<SideText> {
   };
 }
 
-async function readOnce(img: RgbImage, ocr: OcrPool, grainy: boolean): Promise<{ text: SideText; maps: TextMaps[] }> {
+async function readOnce(img: RgbImage, ocr: OcrPool, grainy: boolean, allowance: OcrAllowance): Promise<{ text: SideText; maps: TextMaps[] }> {
   let t = performance.now();
   const h = img.height;
   const { lines, maps } = findTextLines(img, { bands: TEXT_BANDS.map(([a, b]) => [a * h, b * h]), grainy });
-  const picked = pickLines(lines, h);
+  // Within the analysis's OCR allowance (ocrWork.ts): a face packed with glyph-like marks is read only in part.
+  const picked = allowance.take(pickLines(lines, h)).sort(byReadingOrder);
   const find = performance.now() - t;
   t = performance.now();
   const reads = await readLines(img, picked, ocr);

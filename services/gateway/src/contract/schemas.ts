@@ -372,7 +372,7 @@ export const SideSubGrades = z.object({
 export type SideSubGrades = z.output<typeof SideSubGrades>;
 
 export const EngineVersions = z.object({
-  version: z.string().meta({ examples: ['cardlens-vision-28'] }),
+  version: z.string().meta({ examples: ['cardlens-vision-29'] }),
   rubricVersion: z.string().meta({ examples: ['1.2.0'] }),
 }).meta({ description: `What produced the grading, stored with it: the vision engine's version and the grading rubric's (GRADING.md).
 Empty strings for results stored before versions were recorded.

@@ -59,7 +59,7 @@ function grading(options: { back: boolean }): commonV1.Grading {
     notAssessedReasons: options.back ? [] : ['back_centering', 'back_corners', 'back_edges', 'back_surface'].map((item) => ({ item, reason: 'the back was not photographed' })),
     gradeDistribution: [{ grade: 7, probability: 0.6 }, { grade: 8, probability: 0.4 }],
     overlayAvailable: true,
-    engineVersion: 'cardlens-vision-28',
+    engineVersion: 'cardlens-vision-29',
     rubricVersion: '1.2.0',
   };
 }
@@ -331,7 +331,7 @@ describe('presentScan: completed', () => {
         front: { centering: 7, corners: 8, edges: 7.5, surface: 8 },
         back: { centering: 6.5, corners: 8, edges: 7.5, surface: 8.5 },
       },
-      engine: { version: 'cardlens-vision-28', rubricVersion: '1.2.0' },
+      engine: { version: 'cardlens-vision-29', rubricVersion: '1.2.0' },
       links: { overlay: '/v1/scans/123/overlay' },
     });
   });
@@ -419,7 +419,7 @@ describe('presentScan: completed', () => {
     expect(body.grading?.predictedGrade).toBeNull();
     expect(body.grading?.subGrades).toEqual({ centering: null, corners: null, edges: null, surface: null });
     expect(body.refund).toEqual({ credits: 1, reason: 'No grade could be given' });
-    expect(body.grading?.engine).toEqual({ version: 'cardlens-vision-28', rubricVersion: '1.2.0' });
+    expect(body.grading?.engine).toEqual({ version: 'cardlens-vision-29', rubricVersion: '1.2.0' });
     expectDocumentedScan(body);
   });
 

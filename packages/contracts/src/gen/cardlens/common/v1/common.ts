@@ -489,7 +489,7 @@ export interface Grading {
    */
   notAssessedReasons: NotAssessedReason[];
   /**
-   * What produced this grading: the vision engine's version (e.g. `cardlens-vision-28`) and the rubric's (e.g.
+   * What produced this grading: the vision engine's version (e.g. `cardlens-vision-29`) and the rubric's (e.g.
    * `1.2.0`). Stored with every scan result and commercial grade, so a grade can always be traced to its rules.
    */
   engineVersion: string;
