@@ -5,18 +5,30 @@
  * as it runs side by side: more would only queue there, where a wait counts against the call's deadline).
  *
  * Who goes next when a slot frees: fair shares between accounts first, then first come, first served. The next
- * turn goes to the account with the fewest analyses on the engine now; among those, to the scan queued earliest
- * (then the job that arrived first). One account's burst (or a flood of photos that take the engine long) thus
- * takes at most its share of the slots while other accounts wait, and with one account waiting it is plain FCFS.
+ * turn goes to the account with the fewest analyses on the engine now; among those, to the one that has had the
+ * least engine time since the engine was last idle (turns held, decayed with a half-life of
+ * ENGINE_TIME_HALF_LIFE_MS: as fair queueing does, time used while nobody waited harms nobody and is forgotten);
+ * among those, to the scan queued earliest (then the job that arrived first). One account's burst (or a flood of photos that take the
+ * engine long) thus takes at most its share of the slots while other accounts wait, and its queued scans, however
+ * early, go behind the scans of accounts that have not had the engine yet; with one account waiting it is plain
+ * FCFS.
  *
  * Copies of the same photos (same content hashes) never hold two turns: a copy waits, without a turn, until the
  * scan of those photos on the engine is done (a poison photo sent again and again then reaches the engine once,
  * and its copies are answered from the inference service's memory instead of holding slots other accounts need).
  */
+/**
+ * How fast an account's engine time is forgiven while the engine stays busy: halved every minute, so a flood's
+ * account goes behind the others while it floods and is on equal terms again a few minutes after.
+ */
+export const ENGINE_TIME_HALF_LIFE_MS = 60_000;
+
 export class EngineTurns {
   /** Analyses on the engine now, in all and per account. */
   private running = 0;
   private readonly runningByAgent = new Map<number, number>();
+  /** Engine time each account's turns have held, decayed to `at` (ms of the monotonic clock). */
+  private readonly engineTimeByAgent = new Map<number, { ms: number; at: number }>();
   /** Turns held now per photo key (the scan's front and back content hashes). */
   private readonly runningByPhoto = new Map<string, number>();
   private readonly waiting: Waiting[] = [];
@@ -26,6 +38,8 @@ export class EngineTurns {
     private readonly slots: number,
     /** How often a waiting job's heartbeat is called (well under Kafka's 6-30 s session timeout). */
     private readonly heartbeatMs = 3000,
+    /** The monotonic clock engine time is measured on (ms). */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   get stats(): { running: number; waiting: number } {
@@ -80,11 +94,13 @@ export class EngineTurns {
       this.count(agentId, photo, +1);
     }
     let released = false;
+    const started = this.now();
     return {
       release: () => {
         if (released) return;
         released = true;
         this.count(agentId, photo, -1);
+        this.addEngineTime(agentId, this.now() - started);
         // The slot goes straight to the next waiter, counted for its account at once (a second release in the
         // same tick must see it), so no later arrival can take it in between.
         const next = this.next();
@@ -93,6 +109,7 @@ export class EngineTurns {
           next.grant();
         } else {
           this.running--;
+          if (this.running === 0 && this.waiting.length === 0) this.engineTimeByAgent.clear();
         }
       },
     };
@@ -107,6 +124,19 @@ export class EngineTurns {
       this.count(next.agentId, next.photo, +1);
       next.grant();
     }
+  }
+
+  /** An account's engine time, decayed to `now`. */
+  private engineTime(agentId: number, now: number): number {
+    const used = this.engineTimeByAgent.get(agentId);
+    return used ? used.ms * 2 ** (-(now - used.at) / ENGINE_TIME_HALF_LIFE_MS) : 0;
+  }
+
+  private addEngineTime(agentId: number, ms: number): void {
+    const now = this.now();
+    this.engineTimeByAgent.set(agentId, { ms: this.engineTime(agentId, now) + Math.max(0, ms), at: now });
+    // Accounts whose engine time has decayed to nothing are forgotten (the map stays as small as the active accounts).
+    for (const [id, used] of this.engineTimeByAgent) if (used.ms * 2 ** (-(now - used.at) / ENGINE_TIME_HALF_LIFE_MS) < 1) this.engineTimeByAgent.delete(id);
   }
 
   private onEngine(photo: string | undefined): boolean {
@@ -124,22 +154,30 @@ export class EngineTurns {
   }
 
   /**
-   * Removes and returns the waiter to serve next: fewest analyses of its account running, then queued earliest;
-   * never a copy of photos on the engine now.
+   * Removes and returns the waiter to serve next: fewest analyses of its account running, then least engine time
+   * lately, then queued earliest; never a copy of photos on the engine now.
    */
   private next(): Waiting | undefined {
+    const now = this.now();
     let best = -1;
+    let bestTime = 0;
     for (let i = 0; i < this.waiting.length; i++) {
-      if (this.onEngine(this.waiting[i]!.photo)) continue;
-      if (best < 0 || this.before(this.waiting[i]!, this.waiting[best]!)) best = i;
+      const w = this.waiting[i]!;
+      if (this.onEngine(w.photo)) continue;
+      const time = this.engineTime(w.agentId, now);
+      if (best < 0 || this.before(w, time, this.waiting[best]!, bestTime)) {
+        best = i;
+        bestTime = time;
+      }
     }
     return best < 0 ? undefined : this.waiting.splice(best, 1)[0];
   }
 
-  private before(a: Waiting, b: Waiting): boolean {
+  private before(a: Waiting, timeA: number, b: Waiting, timeB: number): boolean {
     const shareA = this.runningByAgent.get(a.agentId) ?? 0;
     const shareB = this.runningByAgent.get(b.agentId) ?? 0;
     if (shareA !== shareB) return shareA < shareB;
+    if (timeA !== timeB) return timeA < timeB;
     if (a.queuedAt !== b.queuedAt) return a.queuedAt < b.queuedAt;
     return a.arrival < b.arrival;
   }
