@@ -6,43 +6,28 @@ import { openSql, type Sql } from './sql';
 import { startStack, type Stack } from './stack';
 
 // Issue 49's flood (point 1, poison isolation and fairness), through the whole embedded system: first a quiet run (a
-// few ordinary accounts scan ordinary cards; each scan's time from submit to completed is measured), then the same scans again while two free accounts
-// flood the engine with poison photos (three scans each of its own photo: six in all, as in the report, where six
-// of them caused 15 engine attempts and 13 engine restarts and delayed everyone else's scans to 225-301 s).
-// Every poison scan must fail and be refunded, each distinct poison photo must reach the engine at most once (an
-// engine process killed at its budget is an engine attempt: counted from the engine processes this test process
-// forked), and the ordinary scans' p95 must stay within max(2 x quiet p95, quiet p95 + a floor of one analysis
-// budget and one engine restart: see allowanceMs).
+// few ordinary accounts scan ordinary cards; each scan's time from submit to completed is measured), then the same
+// scans again while two free accounts flood the engine with the worst photos we know (three scans each of its own
+// glyph-packed face, six in all, as in the report, where six poison photos caused 15 engine attempts and 13 engine
+// restarts and delayed everyone else's scans to 225-301 s). The ordinary scans' p95 must stay within 2x of the quiet
+// run's.
 //
-// Config knobs (so the test takes about a minute here): the analysis budget is 10 s instead of 20 s (the poison
-// photo takes the engine far longer than that on any machine; an ordinary card about a second, a fresh engine
-// process's first one a few), and two engine processes, both kept warm (INFERENCE_CONCURRENCY /
-// INFERENCE_WARM_PROCESSES: the same two slots on any CI machine, and no on-demand start or idle stop to blur the
-// count of killed engine processes).
+// What makes that hold: the identification OCR's work is bounded per analysis (packages/vision/src/evidence/ocrWork.ts),
+// so such a face is analysed in about two seconds, read only in part, instead of holding an engine process for its
+// whole budget (10 s and more); and the scan worker's turns go first to accounts that have had the least engine time
+// lately (services/scans/src/domain/engine-turns.ts), so the flood's later scans wait behind everyone else's. No
+// engine process is killed, each scan is delivered once, and the free accounts pay for the scans they got.
+//
+// Config knobs (so the test takes about a minute here): the analysis budget is 10 s instead of 20 s (a face that got
+// past the OCR allowance would show as killed engine processes), and two engine processes, both kept warm
+// (INFERENCE_CONCURRENCY / INFERENCE_WARM_PROCESSES: the same two slots on any CI machine, and no on-demand start or
+// idle stop to blur the count of killed engine processes).
 
 const BUDGET_MS = 10_000;
 const ENGINES = 2;
 const ORDINARY_ACCOUNTS = 6;
 const POISON_ACCOUNTS = 2;
 const POISON_SCANS_PER_ACCOUNT = 3;
-/**
- * A fresh engine process's start and its first (cold) analysis, beyond what a warm one takes: about 3-5 s on a busy
- * two-core machine (fork, runtime, models, then the first analysis's own warm-up); twice that here, for a CI machine
- * running the other test lane beside this one.
- */
-const ENGINE_START_MS = 10_000;
-
-/**
- * The floor under the 2x bound, in ms past the quiet p95. An analysis already on the engine cannot be interrupted (a
- * poison photo is known as one only when its budget runs out), so with as many poisoning accounts as engine slots
- * the ordinary scans queued right behind the first poison photos wait one analysis budget, then for the fresh
- * engine processes that replace the killed ones (ENGINE_START_MS, or as long as the quiet run's p95 where this
- * machine is slower: the quiet run too starts on engines that have not analysed anything yet). That is a one-off
- * cost per wave of new poison photos, whatever the number of poison scans; what the report describes (every poison
- * scan retried into the engine: 15 attempts and 13 restarts for six scans) costs a budget and a restart per attempt
- * and fails this bound several times over.
- */
-const allowanceMs = (quietP95: number) => BUDGET_MS + Math.max(ENGINE_START_MS, quietP95);
 
 /** The engine processes this process forked (the embedded stack's inference thread forks them). */
 function engineProcesses(): number[] {
@@ -59,7 +44,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** Another poison photo: the same glyph-dense face with one background pixel changed (other bytes, other hash). */
+/** Another glyph-packed photo: the same face with one background pixel changed (other bytes, other hash). */
 async function poisonVariant(poison: Buffer, variant: number): Promise<Buffer> {
   if (variant === 0) return poison;
   const { data, info } = await sharp(poison).raw().toBuffer({ resolveWithObject: true });
@@ -67,7 +52,7 @@ async function poisonVariant(poison: Buffer, variant: number): Promise<Buffer> {
   return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).png().toBuffer();
 }
 
-describe('a flood of poison photos from two free accounts', () => {
+describe('a flood of glyph-packed photos from two free accounts', () => {
   let stack: Stack;
   let sql: Sql;
   beforeAll(async () => {
@@ -114,7 +99,7 @@ describe('a flood of poison photos from two free accounts', () => {
   };
   const credits = async (auth: Record<string, string>) => (await stack.call('GET', '/v1/subscriptions/me', { headers: auth })).json.prepaidCredits;
 
-  it("keeps other accounts' p95 within 2x of a quiet run; every poison fails, refunded, each photo on the engine at most once", async () => {
+  it("keeps other accounts' p95 within 2x of a quiet run; the flood's photos are analysed within the OCR allowance, no engine process killed", async () => {
     const ordinary = await Promise.all(
       Array.from({ length: ORDINARY_ACCOUNTS }, async (_, i) => ({
         auth: await register(`ordinary ${i}`),
@@ -122,6 +107,12 @@ describe('a flood of poison photos from two free accounts', () => {
       })),
     );
     const ordinaryRun = () => Promise.all(ordinary.map(({ auth, photo }) => scan(auth, photo)));
+
+    // A round first, not measured, of other cards (each account's 3 trial credits pay for this round and the two
+    // measured ones): neither run then pays for a fresh stack's first analyses and lookups, so the quiet run is as
+    // quick as it will be.
+    const warmUp = await Promise.all(ordinary.map(async ({ auth }, i) => scan(auth, (await generateSample(1_000_300 + i, { photo: { megapixels: 1 } })).frontJpeg)));
+    expect(warmUp.map((s) => s.status)).toEqual(ordinary.map(() => 'completed'));
 
     // Quiet run: the ordinary scans alone.
     const quiet = await ordinaryRun();
@@ -153,31 +144,21 @@ describe('a flood of poison photos from two free accounts', () => {
     const floodP95 = percentile(flood.map((s) => s.ms), 95);
 
     console.log(
-      `poison flood: quiet p95 ${quietP95} ms, flood p95 ${floodP95} ms, ratio ${(floodP95 / quietP95).toFixed(2)} ` +
-        `(bound ${Math.max(2 * quietP95, quietP95 + allowanceMs(quietP95))} ms); ordinary scans ${quiet.length} + ${flood.length} ` +
-        `[quiet ${quiet.map((s) => s.ms).join(', ')}; flood ${flood.map((s) => s.ms).join(', ')}]; ` +
-        `poison scans ${poisoned.length} (${poisoners.length} distinct photos, failed in ${poisoned.map((s) => s.ms).join(', ')} ms); ` +
-        `engine attempts (processes killed) ${engineAttempts}; budget ${BUDGET_MS} ms`,
+      `poison flood: quiet p95 ${quietP95} ms, flood p95 ${floodP95} ms, ratio ${(floodP95 / quietP95).toFixed(2)} (bound 2x); ` +
+        `ordinary scans ${quiet.length} + ${flood.length} [quiet ${quiet.map((s) => s.ms).join(', ')}; flood ${flood.map((s) => s.ms).join(', ')}]; ` +
+        `glyph-packed scans ${poisoned.length} (${poisoners.length} distinct photos, ${poisoned.map((s) => `${s.status} in ${s.ms} ms`).join(', ')}); ` +
+        `engine processes killed ${engineAttempts}; budget ${BUDGET_MS} ms`,
     );
 
     expect(flood.map((s) => s.status)).toEqual(ordinary.map(() => 'completed'));
-    for (const failed of poisoned) {
-      expect(failed.status).toBe('failed');
-      expect(String(failed.error)).toMatch(/credits were refunded/);
-    }
-    // Delivered once each: nothing was retried into the engine.
+    // Analysed within the OCR allowance, long before the budget: no engine process was killed.
+    expect(poisoned.map((s) => s.status)).toEqual(poisoned.map(() => 'completed'));
+    expect(engineAttempts).toBe(0);
+    // Delivered once each.
     const attempts = await sql.query<{ attempts: number }>(`SELECT attempts FROM scans.scans WHERE id IN (${poisoned.map((s) => s.id).join(', ')})`);
     expect(attempts.map((row) => row.attempts)).toEqual(poisoned.map(() => 1));
-    // Refunded in full: each free account is back to its 3 credits.
-    for (const { auth } of poisoners) {
-      let balance: unknown;
-      for (let i = 0; i < 50 && balance !== 3; i++) {
-        balance = await credits(auth);
-        if (balance !== 3) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(balance).toBe(3);
-    }
-    expect(engineAttempts).toBeLessThanOrEqual(poisoners.length);
-    expect(floodP95).toBeLessThanOrEqual(Math.max(2 * quietP95, quietP95 + allowanceMs(quietP95)));
+    // Charged once per scan: each free account has spent its 3 trial credits.
+    for (const { auth } of poisoners) expect(await credits(auth)).toBe(3 - POISON_SCANS_PER_ACCOUNT);
+    expect(floodP95).toBeLessThanOrEqual(2 * quietP95);
   }, 300_000);
 });

@@ -4,11 +4,12 @@ import { generateSample, glyphDensePhoto } from '@cardlens/card-synth';
 import { openSql, type Sql } from './sql';
 import { startStack, type Stack } from './stack';
 
-// A poison photo (it passes intake, then makes the engine work far past a card's time) with another customer's
-// scan right behind it, through the whole system. The analysis budget (10 s here, 20 s by default) ends it: its
-// engine process is killed, the scan fails at once with a message saying why and is never sent to the engine
-// again, and the scan behind it completes. So the outcome does not depend on this machine's speed, the engine
-// process is also frozen (SIGSTOP) once the poison's analysis has started: from then on it can never finish.
+// A poison photo (it passes intake, then the engine cannot finish it) with another customer's scan right behind it,
+// through the whole system. The analysis budget (10 s here, 20 s by default) ends it: its engine process is killed,
+// the scan fails at once with a message saying why and is never sent to the engine again, and the scan behind it
+// completes. The photo is a glyph-packed face (the worst we know: bounded by the OCR allowance, it takes the engine
+// about two seconds), and so that the outcome does not depend on this machine's speed, the engine process is frozen
+// (SIGSTOP) once its analysis has started: from then on it can never finish, like a photo that met an unbounded path.
 
 const BUDGET_MS = 10_000;
 

@@ -1,18 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
-import { generateSample, glyphDensePhoto } from '@cardlens/card-synth';
+import { generateSample } from '@cardlens/card-synth';
 import { isAppError } from '@cardlens/errors';
 import { EngineProcesses } from '../src/engine-processes';
 
-// The engine in a child process under a hard budget, with the real engine. A photo that makes the engine work
-// far longer than a card should (glyph-dense face: OCR-heavy) is cut at its budget; a runaway analysis (the
-// engine process frozen with SIGSTOP mid-analysis: work that never yields, on any machine speed) is ended at the
-// budget by killing its process. The caller gets image_too_complex; a fresh process takes the slot and the
-// request queued behind completes. The pool's own budget is generous, so a normal card is analysed on a slow or
-// busy machine; the two cut analyses are given short budgets of their own.
+// The engine in a child process under a hard budget, with the real engine. An analysis still running at its budget
+// (a card given a budget shorter than any analysis takes) is cut there; a runaway analysis (the engine process
+// frozen with SIGSTOP mid-analysis: work that never yields, on any machine speed) is ended at the budget by killing
+// its process. The caller gets image_too_complex; a fresh process takes the slot and the request queued behind
+// completes. The pool's own budget is generous, so a normal card is analysed on a slow or busy machine; the cut
+// analyses are given short budgets of their own. (No photo we know of runs past the real budget any more: the
+// identification OCR's work is bounded, packages/vision/src/evidence/ocrWork.ts.)
 
 const BUDGET_MS = 30_000;
 const CUT_BUDGET_MS = 2500;
+/** Shorter than any analysis: decoding and locating the card alone take longer. */
+const TOO_SHORT_BUDGET_MS = 100;
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('engine processes: a runaway analysis is killed at its budget', () => {
@@ -34,12 +37,11 @@ describe('engine processes: a runaway analysis is killed at its budget', () => {
     expect(pool.pids).toHaveLength(1);
   }, 60_000);
 
-  it('a glyph-dense photo runs past a 2.5 s budget: image_too_complex, and a normal card right behind it is analysed', async () => {
-    const poison = await glyphDensePhoto();
+  it('an analysis still running at its budget answers image_too_complex, and a normal card right behind it is analysed', async () => {
     const started = Date.now();
-    const cut = await pool.analyzeCard({ front: poison, back: poison }, { evidence: true }, CUT_BUDGET_MS).catch((error: unknown) => error);
+    const cut = await pool.analyzeCard(photo, { evidence: true }, TOO_SHORT_BUDGET_MS).catch((error: unknown) => error);
     expect(isAppError(cut) && cut.code).toBe('image_too_complex');
-    expect(Date.now() - started).toBeLessThan(CUT_BUDGET_MS + 1500);
+    expect(Date.now() - started).toBeLessThan(TOO_SHORT_BUDGET_MS + 1500);
     const next = await pool.analyzeCard(photo, { evidence: true });
     expect(next.sides.front.quadPx).toHaveLength(4);
   }, 120_000);
