@@ -15,7 +15,8 @@ import { startStack, type Stack } from './stack';
 // What makes that hold: the identification OCR's work is bounded per analysis (packages/vision/src/evidence/ocrWork.ts),
 // so such a face is analysed in about two seconds, read only in part, instead of holding an engine process for its
 // whole budget (10 s and more); and the scan worker's turns go first to accounts that have had the least engine time
-// lately (services/scans/src/domain/engine-turns.ts), so the flood's later scans wait behind everyone else's. No
+// since the engine was last idle (services/scans/src/domain/engine-turns.ts), so the flood's later scans wait behind
+// everyone else's. No
 // engine process is killed, each scan is delivered once, and the free accounts pay for the scans they got.
 //
 // Config knobs (so the test takes about a minute here): the analysis budget is 10 s instead of 20 s (a face that got

@@ -209,6 +209,6 @@ export async function extractEvidence(
     backTurn,
     finish,
     timingsMs: { ocrFront, ocrBack, fingerprint: fingerprintMs, finish: finishMs },
-    ocrWork: { ems: allowance.spentEms, largestReadingEms: allowance.largestReadingEms, blobs: allowance.spentBlobs, largestCallBlobs: allowance.largestCallBlobs, capped: allowance.capped },
+    ocrWork: allowance.work,
   };
 }

@@ -84,6 +84,11 @@ export class OcrAllowance {
     return out;
   }
 
+  /** What was read so far. */
+  get work(): OcrWork {
+    return { ems: this.spentEms, largestReadingEms: this.largestReadingEms, blobs: this.spentBlobs, largestCallBlobs: this.largestCallBlobs, capped: this.capped };
+  }
+
   /**
    * The pool as this analysis may use it: a call whose image holds more ink blobs than one call may, or than are
    * left, is not made (it reads nothing); the others are charged their blobs.

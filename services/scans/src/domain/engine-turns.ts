@@ -7,11 +7,11 @@
  * Who goes next when a slot frees: fair shares between accounts first, then first come, first served. The next
  * turn goes to the account with the fewest analyses on the engine now; among those, to the one that has had the
  * least engine time since the engine was last idle (turns held, decayed with a half-life of
- * ENGINE_TIME_HALF_LIFE_MS: as fair queueing does, time used while nobody waited harms nobody and is forgotten);
- * among those, to the scan queued earliest (then the job that arrived first). One account's burst (or a flood of photos that take the
- * engine long) thus takes at most its share of the slots while other accounts wait, and its queued scans, however
- * early, go behind the scans of accounts that have not had the engine yet; with one account waiting it is plain
- * FCFS.
+ * ENGINE_TIME_HALF_LIFE_MS: as in fair queueing, time used while nobody waited harms nobody and is forgotten);
+ * among those, to the scan queued earliest (then the job that arrived first). One account's burst (or a flood of
+ * photos that take the engine long) thus takes at most its share of the slots while other accounts wait, and its
+ * queued scans, however early, go behind the scans of accounts that have not had the engine yet; with one account
+ * waiting it is plain FCFS.
  *
  * Copies of the same photos (same content hashes) never hold two turns: a copy waits, without a turn, until the
  * scan of those photos on the engine is done (a poison photo sent again and again then reaches the engine once,
@@ -136,7 +136,7 @@ export class EngineTurns {
     const now = this.now();
     this.engineTimeByAgent.set(agentId, { ms: this.engineTime(agentId, now) + Math.max(0, ms), at: now });
     // Accounts whose engine time has decayed to nothing are forgotten (the map stays as small as the active accounts).
-    for (const [id, used] of this.engineTimeByAgent) if (used.ms * 2 ** (-(now - used.at) / ENGINE_TIME_HALF_LIFE_MS) < 1) this.engineTimeByAgent.delete(id);
+    for (const id of this.engineTimeByAgent.keys()) if (this.engineTime(id, now) < 1) this.engineTimeByAgent.delete(id);
   }
 
   private onEngine(photo: string | undefined): boolean {
