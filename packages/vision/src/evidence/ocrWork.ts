@@ -12,9 +12,9 @@ import type { TextLine } from './textLines';
 
 /**
  * Ems of text lines the side readings may read in one analysis, front and back and every retry together. On the
- * real-photo set (packages/vision/bench/real, the 598 photos whose card was found) an analysis read a median of 105
- * ems, 322 at the 99th percentile and 438 at most; card-synth's glyph-packed face asked for 856 ems a reading, four
- * readings: 3,426 ems and 10 s of tesseract on a two-core machine.
+ * real-photo set (`npm run bench:real`'s `ocrWork`: the 598 photos whose card is found) an analysis read a median
+ * of 105 ems, 322 at the 99th percentile and 438 at most; card-synth's glyph-packed face asked for 856 ems a
+ * reading, four readings: 3,426 ems and 10 s of tesseract on a two-core machine.
  */
 export const OCR_WORK_LIMIT_EMS = 600;
 /**
@@ -24,12 +24,12 @@ export const OCR_WORK_LIMIT_EMS = 600;
 export const OCR_READING_LIMIT_EMS = 320;
 /**
  * Ink blobs one tesseract call may be given. On the real-photo set: a median of 89 in an analysis's largest call,
- * 707 at the 99th percentile, 964 at most (a slab's number row). Glyph-packed faces with smaller marks gave 4,366
+ * 708 at the 99th percentile, 964 at most (a slab's number row). Glyph-packed faces with smaller marks gave 4,366
  * a call (6 s of tesseract), and 21,562 in a 12 MP photo (21 s a call, 95 s in all).
  */
 export const OCR_BLOBS_PER_CALL = 1_500;
 /**
- * Ink blobs all the tesseract calls of one analysis may be given together. Real photos: a median of 170, 2,444 at
+ * Ink blobs all the tesseract calls of one analysis may be given together. Real photos: a median of 171, 2,450 at
  * the 99th percentile, 6,586 at most (a slab scan whose number row was read all eight ways).
  */
 export const OCR_BLOBS_PER_ANALYSIS = 10_000;
