@@ -12,7 +12,7 @@
 import { readdirSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Database, DatabaseConfig } from './client';
+import { createDatabase, openPrisma, type Database, type DatabaseConfig, type DisconnectableClient, type PrismaClientClass } from './client';
 import { diffMigration, migrate, type MigrateResult } from './migrate';
 import { createThrowawayPGlite, type PGlite } from './pglite';
 import { serviceLayout } from './schema-files';
@@ -72,4 +72,25 @@ export async function expectFreshMigrate(
   } finally {
     await throwaway?.close();
   }
+}
+
+/**
+ * A test database (a config, as describeOnPgliteAndPostgres gives one) with the service's schema migrated, and a
+ * Prisma client on it; close() disconnects the client and closes the database.
+ */
+export async function openMigratedPrisma<C extends DisconnectableClient>(
+  PrismaClient: PrismaClientClass<C>,
+  serviceDir: string,
+  config: DatabaseConfig,
+): Promise<{ client: C; close(): Promise<void> }> {
+  const database = await createDatabase(config);
+  await migrate({ ...serviceLayout(serviceDir), database });
+  const open = await openPrisma(PrismaClient, database);
+  return {
+    client: open.prisma,
+    close: async () => {
+      await open.close();
+      await database.close();
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { createDatabase, migrate, openPrisma, serviceLayout } from '@cardlens/db';
+import { openMigratedPrisma } from '@cardlens/db/testing';
 import { createLogger } from '@cardlens/telemetry';
 import type { OpenedSuiteDatabase, SuiteDatabase } from '@cardlens/testing';
 import { systemClock } from '../src/clock';
@@ -17,17 +17,8 @@ export interface MigratedPglite {
 }
 
 /** Billing's schema, migrated, on either test database (see describeOnPgliteAndPostgres). */
-export async function openBillingDatabase(config: SuiteDatabase): Promise<OpenedSuiteDatabase<PrismaClient>> {
-  const database = await createDatabase(config);
-  await migrate({ ...serviceLayout(billingServiceDir), database });
-  const open = await openPrisma(PrismaClient, database);
-  return {
-    client: open.prisma,
-    close: async () => {
-      await open.close();
-      await database.close();
-    },
-  };
+export function openBillingDatabase(config: SuiteDatabase): Promise<OpenedSuiteDatabase<PrismaClient>> {
+  return openMigratedPrisma(PrismaClient, billingServiceDir, config);
 }
 
 export async function migratedPglite(): Promise<MigratedPglite> {

@@ -3,27 +3,14 @@
 import { fileURLToPath } from 'node:url';
 import { expect, it } from '@jest/globals';
 import { REPORT_TOKEN_PATTERN } from '@cardlens/contracts';
-import { createDatabase, migrate, openPrisma, serviceLayout } from '@cardlens/db';
+import { openMigratedPrisma } from '@cardlens/db/testing';
 import { isAppError } from '@cardlens/errors';
-import { describeOnPgliteAndPostgres, type OpenedSuiteDatabase, type SuiteDatabase } from '@cardlens/testing';
+import { describeOnPgliteAndPostgres } from '@cardlens/testing';
 import { PrismaClient } from '../src/db';
 import { getGradeReport, issueGradeReportLink, liveGradeReportLink, revokeGradeReportLink } from '../src/use-cases/grade-report-links';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 
-/** The service's schema, migrated, on either test database. */
-async function openDatabase(config: SuiteDatabase): Promise<OpenedSuiteDatabase<PrismaClient>> {
-  const database = await createDatabase(config);
-  await migrate({ ...serviceLayout(serviceDir), database });
-  const open = await openPrisma(PrismaClient, database);
-  return {
-    client: open.prisma,
-    close: async () => {
-      await open.close();
-      await database.close();
-    },
-  };
-}
 
 const codeOf = (promise: Promise<unknown>): Promise<string> =>
   promise.then(
@@ -89,4 +76,4 @@ function gradeReportLinkTests(prisma: () => PrismaClient) {
   });
 }
 
-describeOnPgliteAndPostgres('grade report links', { label: 'grading_report_links', open: openDatabase }, gradeReportLinkTests);
+describeOnPgliteAndPostgres('grade report links', { label: 'grading_report_links', open: (config) => openMigratedPrisma(PrismaClient, serviceDir, config) }, gradeReportLinkTests);

@@ -2,28 +2,15 @@
 // revoked or expired link opens nothing, only the owner's completed scan gets one, and lifetimes are bounded.
 import { fileURLToPath } from 'node:url';
 import { expect, it } from '@jest/globals';
-import { createDatabase, migrate, openPrisma, serviceLayout } from '@cardlens/db';
+import { openMigratedPrisma } from '@cardlens/db/testing';
 import { isAppError } from '@cardlens/errors';
-import { describeOnPgliteAndPostgres, type OpenedSuiteDatabase, type SuiteDatabase } from '@cardlens/testing';
+import { describeOnPgliteAndPostgres } from '@cardlens/testing';
 import { PrismaClient } from '../src/db';
 import { REPORT_TOKEN_PATTERN } from '@cardlens/contracts';
 import { issueReportLink, liveReportLink, revokeReportLink } from '../src/use-cases/report-links';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 
-/** The service's schema, migrated, on either test database. */
-async function openDatabase(config: SuiteDatabase): Promise<OpenedSuiteDatabase<PrismaClient>> {
-  const database = await createDatabase(config);
-  await migrate({ ...serviceLayout(serviceDir), database });
-  const open = await openPrisma(PrismaClient, database);
-  return {
-    client: open.prisma,
-    close: async () => {
-      await open.close();
-      await database.close();
-    },
-  };
-}
 
 const codeOf = async (promise: Promise<unknown>): Promise<string> =>
   promise.then(
@@ -94,4 +81,4 @@ function reportLinkTests(prisma: () => PrismaClient) {
   });
 }
 
-describeOnPgliteAndPostgres('report links', { label: 'scans_report_links', open: openDatabase }, reportLinkTests);
+describeOnPgliteAndPostgres('report links', { label: 'scans_report_links', open: (config) => openMigratedPrisma(PrismaClient, serviceDir, config) }, reportLinkTests);
